@@ -1,0 +1,30 @@
+# Saltbox: the two commands of the README's quick start, and a few helpers.
+#   make run   - install missing Debian packages, build, start the main job
+#   make test  - same set-up, then build with ASan+UBSan and run every test
+DATA ?= ./saltbox-data
+JOBS ?= $(shell nproc)
+
+.PHONY: all bootstrap build run test bench clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+build: bootstrap
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build build -j $(JOBS)
+
+run: build
+	./build/saltbox shell --data $(DATA)
+
+test: bootstrap
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON >/dev/null
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	./build/bench/bench_engine
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,115 @@
+/*
+ * saltbox/common.h - status codes, error messages, byte buffers and the
+ * cell view shared by every part of the public API.
+ *
+ * Conventions (see docs/api.md):
+ *  - Every function that can fail returns an int: SBX_OK (0) on success or a
+ *    negative SBX_E* code; sbx_errmsg() then describes the failure.
+ *  - Out-parameters come first. An object returned through an out-parameter
+ *    is owned by the caller and released with the matching *_free().
+ *  - Borrowed pointers (const arguments) are only read during the call unless
+ *    a comment says otherwise.
+ */
+#ifndef SALTBOX_COMMON_H
+#define SALTBOX_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes. Positive values are not errors. */
+enum {
+	SBX_OK = 0,
+	SBX_ITEROVER = 1,       /* an iterator has no more items */
+	SBX_ENOTFOUND = -1,     /* table, namespace or family does not exist */
+	SBX_EEXISTS = -2,       /* table or namespace already exists */
+	SBX_EINVAL = -3,        /* invalid argument (name, option, key, ...) */
+	SBX_ENOFAMILY = -4,     /* table has no such column family */
+	SBX_EDISABLED = -5,     /* table is disabled */
+	SBX_ENOTDISABLED = -6,  /* operation needs a disabled table */
+	SBX_ETOOLARGE = -7,     /* row, cell or request over its limit */
+	SBX_EBADVALUE = -8,     /* stored value has the wrong shape (increment) */
+	SBX_ENOTEMPTY = -9,     /* namespace still holds tables */
+	SBX_EIO = -10,          /* storage error (RocksDB, file system) */
+	SBX_ENOMEM = -11,       /* allocation failed */
+	SBX_EUNSUPPORTED = -12, /* valid request this backend cannot do */
+	SBX_EPARSE = -13,       /* malformed text (filter string, design, ...) */
+	SBX_EREMOTE = -14,      /* remote server failed or unreachable */
+	SBX_EREADONLY = -15,    /* database opened read-only */
+	SBX_ECONFLICT = -16,    /* concurrent update lost a race (transactions) */
+	SBX_EBUSY = -17,        /* resource in use */
+};
+
+/*
+ * The message of the last failing call on this thread. Never NULL; the
+ * string is owned by the library and valid until the next failing call on
+ * the same thread.
+ */
+const char *sbx_errmsg(void);
+
+/* A short constant name for a status code, e.g. "SBX_ENOTFOUND". */
+const char *sbx_strerror(int code);
+
+/* HBase's "latest timestamp": ask the server to assign the time. */
+#define SBX_LATEST_TIMESTAMP INT64_MAX
+/* HBase's FOREVER TTL (Integer.MAX_VALUE seconds). */
+#define SBX_TTL_FOREVER INT64_C(2147483647)
+/* Longest row key HBase accepts (HConstants.MAX_ROW_LENGTH). */
+#define SBX_MAX_ROW_LENGTH 32767
+
+/* Cell types, with HBase's type codes. */
+typedef enum sbx_cell_type {
+	SBX_CELL_PUT = 4,
+	SBX_CELL_DELETE = 8,               /* one version of a column */
+	SBX_CELL_DELETE_FAMILY_VERSION = 10, /* all columns of a family at ts */
+	SBX_CELL_DELETE_COLUMN = 12,       /* all versions of a column <= ts */
+	SBX_CELL_DELETE_FAMILY = 14,       /* all columns of a family <= ts */
+} sbx_cell_type;
+
+/*
+ * A read-only view of one cell. The pointers belong to the object the view
+ * came from (a result) and stay valid as long as that object lives. The
+ * family is printable text and is NUL-terminated; row, qualifier and value
+ * are arbitrary bytes.
+ */
+typedef struct sbx_cell {
+	const uint8_t *row;
+	size_t row_len;
+	const char *family;
+	size_t family_len;
+	const uint8_t *qualifier;
+	size_t qualifier_len;
+	int64_t timestamp;
+	sbx_cell_type type;
+	const uint8_t *value;
+	size_t value_len;
+} sbx_cell;
+
+/* A growable byte buffer returned by encoders. Free with sbx_buf_free(). */
+typedef struct sbx_buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+} sbx_buf;
+
+void sbx_buf_free(sbx_buf *buf);
+
+/* HBase compare operators, as CompareOperator. */
+typedef enum sbx_compare_op {
+	SBX_CMP_LESS,
+	SBX_CMP_LESS_OR_EQUAL,
+	SBX_CMP_EQUAL,
+	SBX_CMP_NOT_EQUAL,
+	SBX_CMP_GREATER_OR_EQUAL,
+	SBX_CMP_GREATER,
+	SBX_CMP_NO_OP,
+} sbx_compare_op;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

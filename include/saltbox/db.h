@@ -1,0 +1,166 @@
+/*
+ * saltbox/db.h - opening a database, namespaces, and table administration.
+ *
+ * Thread-safety: an sbx_db handle is safe to share between threads; every
+ * function here may be called concurrently on the same handle. Administrative
+ * calls (create, alter, drop, ...) are serialized internally.
+ */
+#ifndef SALTBOX_DB_H
+#define SALTBOX_DB_H
+
+#include "saltbox/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sbx_db sbx_db;
+
+typedef struct sbx_db_options {
+	bool create_if_missing; /* default true */
+	bool read_only;         /* default false */
+	/* Largest accepted cell value in bytes (hbase.client.keyvalue.maxsize,
+	 * default 10 MiB). 0 means no limit. */
+	size_t max_cell_size;
+	/* Shared block cache in bytes (default 256 MiB). */
+	size_t block_cache_bytes;
+} sbx_db_options;
+
+/* Fill *opts with the defaults above. */
+void sbx_db_options_init(sbx_db_options *opts);
+
+/*
+ * Open (or create) the embedded database in directory `path`. `opts` may be
+ * NULL for defaults. On success *out is owned by the caller: sbx_db_close().
+ */
+int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *opts);
+
+/*
+ * Connect to an HBase REST gateway ("http://host:port") and use it through
+ * the same table API. Returns SBX_EUNSUPPORTED until the remote backend is
+ * built into this library.
+ */
+int sbx_db_connect(sbx_db **out, const char *url);
+
+/* Close and free. Tables and scanners opened from db must be closed first. */
+void sbx_db_close(sbx_db *db);
+
+/* ---- namespaces ---------------------------------------------------------- */
+
+/* Create namespace `ns`. SBX_EEXISTS if present; SBX_EINVAL if the name is
+ * not [A-Za-z0-9_]+ . "default" and "hbase" always exist. */
+int sbx_namespace_create(sbx_db *db, const char *ns);
+/* Drop an empty namespace (SBX_ENOTEMPTY if it holds tables; "default" and
+ * "hbase" cannot be dropped). */
+int sbx_namespace_drop(sbx_db *db, const char *ns);
+/* List namespaces in name order. *out is a NULL-terminated array owned by
+ * the caller: sbx_strv_free(). */
+int sbx_namespace_list(char ***out, sbx_db *db);
+/* Free a NULL-terminated string array returned by a *_list call. */
+void sbx_strv_free(char **v);
+
+/* ---- table schema -------------------------------------------------------- */
+
+typedef enum sbx_keep_deleted {
+	SBX_KEEP_DELETED_FALSE = 0,
+	SBX_KEEP_DELETED_TRUE,
+	SBX_KEEP_DELETED_TTL,
+} sbx_keep_deleted;
+
+typedef enum sbx_bloom {
+	SBX_BLOOM_NONE = 0,
+	SBX_BLOOM_ROW,
+	SBX_BLOOM_ROWCOL,
+} sbx_bloom;
+
+typedef enum sbx_compression {
+	SBX_COMPRESSION_NONE = 0,
+	SBX_COMPRESSION_SNAPPY,
+	SBX_COMPRESSION_LZ4,
+	SBX_COMPRESSION_ZSTD,
+} sbx_compression;
+
+typedef enum sbx_block_encoding {
+	SBX_ENCODING_NONE = 0,
+	SBX_ENCODING_PREFIX,
+	SBX_ENCODING_DIFF,
+	SBX_ENCODING_FAST_DIFF,
+	SBX_ENCODING_ROW_INDEX_V1,
+} sbx_block_encoding;
+
+#define SBX_MAX_FAMILY_NAME 64
+
+/* A column family and HBase's per-family attributes. */
+typedef struct sbx_family_desc {
+	char name[SBX_MAX_FAMILY_NAME + 1];
+	int max_versions;      /* VERSIONS, default 1 */
+	int min_versions;      /* MIN_VERSIONS, default 0 */
+	int64_t ttl_seconds;   /* TTL, default SBX_TTL_FOREVER */
+	sbx_keep_deleted keep_deleted_cells; /* default FALSE */
+	sbx_bloom bloom_filter;              /* default ROW */
+	int block_size;                      /* BLOCKSIZE, default 65536 */
+	sbx_compression compression;         /* default NONE */
+	sbx_block_encoding data_block_encoding; /* default NONE */
+	bool in_memory;                      /* IN_MEMORY, default false */
+} sbx_family_desc;
+
+/* Fill *f with HBase's defaults and the given name (truncated names are
+ * rejected later by create/alter, never silently cut: returns SBX_EINVAL). */
+int sbx_family_desc_init(sbx_family_desc *f, const char *name);
+
+/* Names of attributes, for describe output, e.g. "ROW", "FAST_DIFF". */
+const char *sbx_bloom_name(sbx_bloom b);
+const char *sbx_compression_name(sbx_compression c);
+const char *sbx_encoding_name(sbx_block_encoding e);
+const char *sbx_keep_deleted_name(sbx_keep_deleted k);
+
+/* What describe returns. Owned by the caller: sbx_table_info_free(). */
+typedef struct sbx_table_info {
+	char *name;          /* "ns:table", or "table" in the default namespace */
+	bool enabled;
+	size_t nfamilies;
+	sbx_family_desc *families; /* sorted by name */
+} sbx_table_info;
+
+void sbx_table_info_free(sbx_table_info *info);
+
+/*
+ * Create table `name` ("table" or "ns:table") with `nfamilies` families.
+ * Errors: SBX_EINVAL (bad table/family name, duplicate family, no family,
+ * bad attribute), SBX_ENOTFOUND (namespace missing), SBX_EEXISTS.
+ */
+int sbx_table_create(sbx_db *db, const char *name,
+		     const sbx_family_desc *families, size_t nfamilies);
+
+int sbx_table_exists(sbx_db *db, const char *name, bool *exists);
+int sbx_table_describe(sbx_table_info **out, sbx_db *db, const char *name);
+/* All tables (every namespace), sorted, as "ns:t" except the default
+ * namespace which is bare. NULL-terminated; sbx_strv_free(). */
+int sbx_table_list(char ***out, sbx_db *db);
+
+/* Add a family, or modify an existing one (matched by name). */
+int sbx_table_alter_family(sbx_db *db, const char *table,
+			   const sbx_family_desc *family);
+/* Remove a family and its data. The last family cannot be removed. */
+int sbx_table_delete_family(sbx_db *db, const char *table, const char *family);
+
+int sbx_table_disable(sbx_db *db, const char *name);
+int sbx_table_enable(sbx_db *db, const char *name);
+int sbx_table_is_enabled(sbx_db *db, const char *name, bool *enabled);
+/* Remove all data, keep the schema (HBase truncate). Table must exist. */
+int sbx_table_truncate(sbx_db *db, const char *name);
+/* Drop a table; as HBase, it must be disabled first (SBX_ENOTDISABLED). */
+int sbx_table_drop(sbx_db *db, const char *name);
+
+/* ---- maintenance --------------------------------------------------------- */
+
+/* Flush memstores (RocksDB memtables) of the table to store files. */
+int sbx_table_flush(sbx_db *db, const char *name);
+/* Major compaction: rewrite all store files, dropping deleted, expired and
+ * excess versions and the markers that may go. */
+int sbx_table_major_compact(sbx_db *db, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

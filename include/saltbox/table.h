@@ -1,0 +1,200 @@
+/*
+ * saltbox/table.h - the table API: mutations, get and scan, with HBase's
+ * semantics. This is the interface every higher layer (row-key toolkit,
+ * transactions, datastore, server) uses, so it behaves the same on the
+ * embedded and the remote backend.
+ *
+ * Thread-safety: an sbx_table handle may be shared between threads. An
+ * sbx_mutation, sbx_result or sbx_scanner belongs to one thread at a time.
+ */
+#ifndef SALTBOX_TABLE_H
+#define SALTBOX_TABLE_H
+
+#include "saltbox/common.h"
+#include "saltbox/db.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sbx_table sbx_table;
+typedef struct sbx_mutation sbx_mutation;
+typedef struct sbx_result sbx_result;
+typedef struct sbx_scanner sbx_scanner;
+typedef struct sbx_filter sbx_filter; /* see saltbox/filter.h */
+
+/* Open a handle on table `name`. The handle borrows db, which must outlive
+ * it. Free with sbx_table_close(). SBX_ENOTFOUND if no such table. */
+int sbx_table_open(sbx_table **out, sbx_db *db, const char *name);
+void sbx_table_close(sbx_table *t);
+/* The table's name as given to open. Owned by the handle. */
+const char *sbx_table_name(const sbx_table *t);
+
+/* ---- mutations ------------------------------------------------------------ */
+
+/* Durability of a mutation, as HBase's Durability. */
+typedef enum sbx_durability {
+	SBX_DURABILITY_DEFAULT = 0, /* = SYNC_WAL */
+	SBX_DURABILITY_SKIP_WAL,    /* no WAL: lost on crash until flushed */
+	SBX_DURABILITY_ASYNC_WAL,   /* WAL written, not synced */
+	SBX_DURABILITY_SYNC_WAL,    /* WAL written to the OS before ack */
+	SBX_DURABILITY_FSYNC_WAL,   /* WAL fsynced before ack */
+} sbx_durability;
+
+/*
+ * A set of changes to one row, applied atomically by sbx_table_mutate().
+ * Puts and deletes become new cells; increments and appends read the row
+ * under its lock and write the new value. The builder copies every argument.
+ */
+int sbx_mutation_new(sbx_mutation **out, const void *row, size_t row_len);
+void sbx_mutation_free(sbx_mutation *m);
+void sbx_mutation_set_durability(sbx_mutation *m, sbx_durability d);
+
+/* Put a cell. ts = SBX_LATEST_TIMESTAMP lets the server assign it. */
+int sbx_mutation_put(sbx_mutation *m, const char *family, const void *qualifier,
+		     size_t qualifier_len, int64_t ts, const void *value,
+		     size_t value_len);
+
+/*
+ * Delete markers, as HBase's Delete builder:
+ *  - SBX_CELL_DELETE (addColumn): one version of family:qualifier at ts; with
+ *    ts = SBX_LATEST_TIMESTAMP the newest version is looked up and deleted.
+ *  - SBX_CELL_DELETE_COLUMN (addColumns): all versions <= ts.
+ *  - SBX_CELL_DELETE_FAMILY (addFamily): all columns of the family <= ts
+ *    (qualifier ignored).
+ *  - SBX_CELL_DELETE_FAMILY_VERSION (addFamilyVersion): all columns of the
+ *    family with exactly ts (ts required).
+ * Negative timestamps are rejected (SBX_EINVAL).
+ */
+int sbx_mutation_delete(sbx_mutation *m, sbx_cell_type type,
+			const char *family, const void *qualifier,
+			size_t qualifier_len, int64_t ts);
+/* Whole-row delete (new Delete(row, ts)): a DeleteFamily in every family. */
+int sbx_mutation_delete_row(sbx_mutation *m, int64_t ts);
+/* Add `delta` to an 8-byte big-endian counter (missing = 0). */
+int sbx_mutation_increment(sbx_mutation *m, const char *family,
+			   const void *qualifier, size_t qualifier_len,
+			   int64_t delta);
+/* Append bytes to the current value (missing = empty). */
+int sbx_mutation_append(sbx_mutation *m, const char *family,
+			const void *qualifier, size_t qualifier_len,
+			const void *value, size_t value_len);
+
+/*
+ * Apply all changes of `m` atomically: readers see all or none of them.
+ * When m holds increments or appends and out_result is not NULL, *out_result
+ * receives the new cells (caller frees with sbx_result_free()).
+ * Nothing is written if any part is invalid.
+ */
+int sbx_table_mutate(sbx_table *t, const sbx_mutation *m,
+		     sbx_result **out_result);
+
+/*
+ * Apply n mutations (HBase Table.batch): each row atomically, not across
+ * rows. statuses (may be NULL) receives one status per mutation. Returns
+ * SBX_OK if all succeeded, else the first error.
+ */
+int sbx_table_batch(sbx_table *t, sbx_mutation *const *ms, size_t n,
+		    int *statuses);
+
+/*
+ * A check for check-and-mutate: compares the newest visible value of
+ * family:qualifier. HBase's operand order: op applies as `value OP stored`,
+ * so SBX_CMP_GREATER passes when `value` is greater than the stored value.
+ * value == NULL means "the column is absent" (ifNotExists).
+ */
+typedef struct sbx_check {
+	const char *family;
+	const void *qualifier;
+	size_t qualifier_len;
+	sbx_compare_op op;
+	const void *value; /* NULL = absent */
+	size_t value_len;
+} sbx_check;
+
+/* Atomically: if the check passes, apply m (same row as the check, else
+ * SBX_EINVAL). *succeeded tells whether it was applied. */
+int sbx_table_check_and_mutate(sbx_table *t, const void *row, size_t row_len,
+			       const sbx_check *check, const sbx_mutation *m,
+			       bool *succeeded, sbx_result **out_result);
+
+/* ---- results ------------------------------------------------------------- */
+
+/* The cells of one row (or of part of a row when a scan uses batch), in
+ * HBase order. Owned by the caller: sbx_result_free(). */
+size_t sbx_result_size(const sbx_result *r);
+/* Cell i (0 <= i < size). The view is valid until the result is freed. */
+const sbx_cell *sbx_result_cell(const sbx_result *r, size_t i);
+/* The row key, or NULL with *len 0 for an empty result. */
+const uint8_t *sbx_result_row(const sbx_result *r, size_t *len);
+/* The newest value of family:qualifier in the result, or NULL. */
+const sbx_cell *sbx_result_get(const sbx_result *r, const char *family,
+			       const void *qualifier, size_t qualifier_len);
+void sbx_result_free(sbx_result *r);
+
+/* ---- reads ---------------------------------------------------------------- */
+
+/* A column selector: a whole family (qualifier == NULL) or one column. */
+typedef struct sbx_column {
+	const char *family;
+	const void *qualifier;
+	size_t qualifier_len;
+} sbx_column;
+
+/* Options shared by get and scan. Initialise with sbx_read_opts_init(). */
+typedef struct sbx_read_opts {
+	const sbx_column *columns; /* NULL = all families */
+	size_t ncolumns;
+	int max_versions; /* default 1; 0 or less = all versions */
+	int64_t min_ts;   /* time range [min_ts, max_ts), default [0, INT64_MAX) */
+	int64_t max_ts;
+	bool raw;         /* show delete markers and deleted cells (scan only) */
+	sbx_filter *filter; /* borrowed for the duration of the read, may be NULL */
+} sbx_read_opts;
+
+void sbx_read_opts_init(sbx_read_opts *o);
+
+/* Get one row. *out is an empty result (size 0) if nothing matches. */
+int sbx_table_get(sbx_result **out, sbx_table *t, const void *row,
+		  size_t row_len, const sbx_read_opts *opts);
+
+/* Get n rows; out[i] receives the result for rows[i]. */
+int sbx_table_get_many(sbx_result **out, sbx_table *t,
+		       const void *const *rows, const size_t *row_lens,
+		       size_t n, const sbx_read_opts *opts);
+
+typedef struct sbx_scan_opts {
+	sbx_read_opts read;
+	/* Bounds. Forward: start is the low bound (inclusive by default), stop
+	 * the high bound (exclusive by default). Reversed (HBase order): start
+	 * is the HIGH bound, stop the LOW bound. Empty = table start/end. */
+	const void *start_row;
+	size_t start_row_len;
+	bool start_inclusive; /* default true */
+	const void *stop_row;
+	size_t stop_row_len;
+	bool stop_inclusive;  /* default false */
+	bool reversed;
+	int64_t limit;  /* rows, 0 = no limit */
+	int batch;      /* max cells per result, 0 = whole rows */
+	int caching;    /* rows fetched per round trip (remote), 0 = default */
+} sbx_scan_opts;
+
+void sbx_scan_opts_init(sbx_scan_opts *o);
+/* Set start/stop for a prefix scan as Scan.setStartStopRowForPrefixScan. The
+ * computed stop row is stored in `stop_buf` (caller-provided, at least
+ * prefix_len bytes, must outlive the scanner). */
+void sbx_scan_opts_set_prefix(sbx_scan_opts *o, const void *prefix,
+			      size_t prefix_len, uint8_t *stop_buf);
+
+/* Open a scanner. opts is copied (bound bytes too); filter stays borrowed. */
+int sbx_scanner_open(sbx_scanner **out, sbx_table *t, const sbx_scan_opts *opts);
+/* Next result: SBX_OK with *out set (caller frees), SBX_ITEROVER at the end,
+ * or an error. */
+int sbx_scanner_next(sbx_scanner *s, sbx_result **out);
+void sbx_scanner_close(sbx_scanner *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

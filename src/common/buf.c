@@ -1,0 +1,42 @@
+/* buf.c - growable byte buffers (amortized doubling). */
+#include "common/buf.h"
+#include "common/error.h"
+
+#include <stdlib.h>
+
+int sbx_buf_reserve(sbx_buf *b, size_t extra)
+{
+	if (b->len + extra <= b->cap)
+		return SBX_OK;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + extra)
+		cap *= 2;
+	uint8_t *p = realloc(b->data, cap);
+	if (!p)
+		return SBX_ENOMEM_SET();
+	b->data = p;
+	b->cap = cap;
+	return SBX_OK;
+}
+
+int sbx_buf_append(sbx_buf *b, const void *data, size_t len)
+{
+	int rc = sbx_buf_reserve(b, len);
+	if (rc)
+		return rc;
+	if (len)
+		memcpy(b->data + b->len, data, len);
+	b->len += len;
+	return SBX_OK;
+}
+
+int sbx_buf_push(sbx_buf *b, uint8_t byte)
+{
+	return sbx_buf_append(b, &byte, 1);
+}
+
+int sbx_buf_set(sbx_buf *b, const void *data, size_t len)
+{
+	b->len = 0;
+	return sbx_buf_append(b, data, len);
+}

@@ -1,0 +1,116 @@
+/*
+ * cellkey.c - encoding and decoding of cell keys so that RocksDB's default
+ * bytewise comparator yields HBase's order (see cellkey.h). The escape keeps
+ * E(x) order-preserving and prefix-free, so a row's keys never interleave
+ * with another row's.
+ */
+#include "engine/cellkey.h"
+
+int cellkey_put_escaped(sbx_buf *out, const uint8_t *p, size_t n)
+{
+	int rc = sbx_buf_reserve(out, 2 * n + 2);
+	if (rc)
+		return rc;
+	uint8_t *d = out->data + out->len;
+	for (size_t i = 0; i < n; i++) {
+		*d++ = p[i];
+		if (p[i] == 0)
+			*d++ = 0xFF;
+	}
+	*d++ = 0x00;
+	*d++ = 0x01;
+	out->len = (size_t)(d - out->data);
+	return SBX_OK;
+}
+
+int cellkey_encode(sbx_buf *out, const uint8_t *row, size_t row_len,
+		   const uint8_t *qual, size_t qual_len, int64_t ts,
+		   sbx_cell_type type)
+{
+	int rc = cellkey_put_escaped(out, row, row_len);
+	if (!rc)
+		rc = cellkey_put_escaped(out, qual, qual_len);
+	if (!rc)
+		rc = sbx_buf_reserve(out, 9);
+	if (rc)
+		return rc;
+	uint64_t inv = ~(uint64_t)ts;
+	uint8_t *d = out->data + out->len;
+	for (int i = 7; i >= 0; i--) {
+		d[i] = (uint8_t)(inv & 0xFF);
+		inv >>= 8;
+	}
+	d[8] = (uint8_t)(0xFF - (uint8_t)type);
+	out->len += 9;
+	return SBX_OK;
+}
+
+int cellkey_row_start(sbx_buf *out, const uint8_t *row, size_t row_len)
+{
+	return cellkey_put_escaped(out, row, row_len);
+}
+
+int cellkey_row_end(sbx_buf *out, const uint8_t *row, size_t row_len)
+{
+	int rc = cellkey_put_escaped(out, row, row_len);
+	if (!rc)
+		out->data[out->len - 1] = 0x02;
+	return rc;
+}
+
+/* Every 00 starts a pair (00 FF or 00 01), so the first 00 01 ends E(x). */
+static size_t segment_len(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (p[i] != 0)
+			continue;
+		if (p[i + 1] == 0x01)
+			return i + 2;
+		if (p[i + 1] != 0xFF)
+			return 0;
+		i++;
+	}
+	return 0;
+}
+
+size_t cellkey_row_prefix_len(const uint8_t *key, size_t key_len)
+{
+	return segment_len(key, key_len);
+}
+
+size_t cellkey_unescape(const uint8_t *p, size_t n, sbx_buf *out)
+{
+	size_t len = segment_len(p, n);
+	if (!len || sbx_buf_reserve(out, len))
+		return 0;
+	uint8_t *d = out->data + out->len;
+	for (size_t i = 0; i + 2 < len; i++) {
+		*d++ = p[i];
+		if (p[i] == 0)
+			i++; /* skip the FF of an escaped zero */
+	}
+	out->len = (size_t)(d - out->data);
+	return len;
+}
+
+int cellkey_decode(const uint8_t *key, size_t key_len, sbx_buf *row,
+		   sbx_buf *qual, cellkey_parts *parts)
+{
+	size_t r = row ? cellkey_unescape(key, key_len, row)
+		       : segment_len(key, key_len);
+	if (!r)
+		return SBX_EIO;
+	size_t q = qual ? cellkey_unescape(key + r, key_len - r, qual)
+			: segment_len(key + r, key_len - r);
+	if (!q || r + q + 9 != key_len)
+		return SBX_EIO;
+	const uint8_t *t = key + r + q;
+	uint64_t inv = 0;
+	for (int i = 0; i < 8; i++)
+		inv = (inv << 8) | t[i];
+	parts->row_prefix_len = r;
+	parts->qual_prefix_len = r + q;
+	parts->ts = (int64_t)~inv;
+	parts->type = (sbx_cell_type)(0xFF - t[8]);
+	return SBX_OK;
+}

@@ -1,0 +1,48 @@
+/*
+ * cellkey.h - the on-disk cell key (layout A of reference/key-encoding.md):
+ *   esc(row) 00 01 · esc(qualifier) 00 01 · BE64(~ts) · (0xFF - type)
+ * where esc() turns each 00 byte into 00 FF. Plain bytewise order of these
+ * keys is HBase's cell order within one family: row asc, qualifier asc,
+ * timestamp desc, type desc. Family is the RocksDB column family.
+ */
+#ifndef SBX_ENGINE_CELLKEY_H
+#define SBX_ENGINE_CELLKEY_H
+
+#include "common/buf.h"
+
+/* Append esc(bytes) 00 01 to out. */
+int cellkey_put_escaped(sbx_buf *out, const uint8_t *p, size_t n);
+
+/* Append the full key of one cell. REQUIRES: ts >= 0. */
+int cellkey_encode(sbx_buf *out, const uint8_t *row, size_t row_len,
+		   const uint8_t *qual, size_t qual_len, int64_t ts,
+		   sbx_cell_type type);
+
+/* Row bounds: E(row) is a prefix of every key of the row; E(row) with the
+ * final 01 raised to 02 sorts after every key of the row and before every
+ * key of any greater row. */
+int cellkey_row_start(sbx_buf *out, const uint8_t *row, size_t row_len);
+int cellkey_row_end(sbx_buf *out, const uint8_t *row, size_t row_len);
+
+/* Length of the escaped row prefix E(row) at the start of key, or 0 if the
+ * key is malformed. */
+size_t cellkey_row_prefix_len(const uint8_t *key, size_t key_len);
+
+/* A decoded key. row and qual point into the caller's scratch buffer. */
+typedef struct cellkey_parts {
+	size_t row_prefix_len; /* bytes of E(row) in the key */
+	size_t qual_prefix_len; /* bytes of E(row) E(qual) in the key */
+	int64_t ts;
+	sbx_cell_type type;
+} cellkey_parts;
+
+/* Decode key into row (appended to *row) and qualifier (appended to *qual).
+ * Returns SBX_OK or SBX_EIO for a malformed key. */
+int cellkey_decode(const uint8_t *key, size_t key_len, sbx_buf *row,
+		   sbx_buf *qual, cellkey_parts *parts);
+
+/* Unescape one E(x) segment starting at p; returns bytes consumed (0 on
+ * malformed input) and appends x to out. */
+size_t cellkey_unescape(const uint8_t *p, size_t n, sbx_buf *out);
+
+#endif

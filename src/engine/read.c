@@ -1,0 +1,809 @@
+/*
+ * read.c - the read path: HBase's get and scan over one RocksDB iterator per
+ * selected family (created together, so they share one consistent view).
+ * Per cell, in HBase's order (UserScanQueryMatcher): delete markers are
+ * tracked, masked and TTL-expired cells dropped, then the time range, the
+ * column selection, the filter, and finally the version count (after the
+ * filter, as HBase). Reversed scans find rows backwards, read each row
+ * forwards, and step back before it.
+ */
+#include "common/error.h"
+#include "engine/cellkey.h"
+#include "engine/engine.h"
+#include "saltbox/filter.h"
+#include "table/result.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ts_list {
+	int64_t *v;
+	size_t n, cap;
+} ts_list;
+
+static int ts_list_add(ts_list *l, int64_t ts)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 8;
+		int64_t *v = realloc(l->v, cap * sizeof *v);
+		if (!v)
+			return SBX_ENOMEM_SET();
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = ts;
+	return SBX_OK;
+}
+
+static bool ts_list_has(const ts_list *l, int64_t ts)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] == ts)
+			return true;
+	return false;
+}
+
+/* One selected family: its iterator and which qualifiers are wanted. */
+typedef struct famcur {
+	family *fam;
+	rocksdb_iterator_t *it;
+	bool all_columns;
+	sbx_buf *quals; /* sorted, when !all_columns */
+	size_t nquals;
+	int max_versions; /* min(requested, VERSIONS); raw: requested */
+	sbx_buf row;      /* decoded row at the iterator, when row_valid */
+	bool row_valid;
+} famcur;
+
+struct reader {
+	engine *eng;
+	table *tab;
+	famcur *fc;
+	size_t nfc;
+	rocksdb_readoptions_t *ro;
+	sbx_buf lower, upper; /* iterator bounds; must outlive iterators */
+	bool has_lower, has_upper;
+	bool reversed;
+	bool raw;
+	int64_t min_ts, max_ts;
+	int64_t limit, returned;
+	int batch;
+	sbx_filter *filter;
+	int64_t now_ms;
+	bool done;
+	bool started;
+	/* per-row scratch */
+	sbx_buf prefix; /* E(row) of the row being assembled */
+	sbx_buf qual;   /* decoded qualifier of the current column */
+	sbx_buf colkey; /* escaped row+qualifier prefix of the current column */
+	sbx_buf seek;
+	ts_list fam_ver, col_ver;
+	/* a whole row split into batch-sized results */
+	sbx_result *pending;
+	size_t pending_pos;
+	/* row to seek to after a filter hint moved past the current row */
+	sbx_buf hint_row;
+	bool hint_pending;
+	sbx_filter_hint hint;
+};
+
+/* ---- cursors ---- */
+
+static int cur_row(famcur *c)
+{
+	if (c->row_valid)
+		return SBX_OK;
+	if (!rocksdb_iter_valid(c->it))
+		return SBX_ITEROVER;
+	size_t kl;
+	const uint8_t *k = (const uint8_t *)rocksdb_iter_key(c->it, &kl);
+	c->row.len = 0;
+	if (!cellkey_unescape(k, kl, &c->row))
+		return sbx_error_set(SBX_EIO, "corrupt cell key in family '%s'",
+				     c->fam->desc.name);
+	c->row_valid = true;
+	return SBX_OK;
+}
+
+static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+	size_t n = al < bl ? al : bl;
+	int c = n ? memcmp(a, b, n) : 0;
+	if (c)
+		return c;
+	return al < bl ? -1 : al > bl;
+}
+
+static void cur_seek(famcur *c, const sbx_buf *k)
+{
+	rocksdb_iter_seek(c->it, (const char *)k->data, k->len);
+	c->row_valid = false;
+}
+
+static void cur_seek_for_prev(famcur *c, const sbx_buf *k)
+{
+	rocksdb_iter_seek_for_prev(c->it, (const char *)k->data, k->len);
+	c->row_valid = false;
+}
+
+/* Move a cursor past `row` in the scan direction. */
+static int cur_skip_row(reader *r, famcur *c, const uint8_t *row, size_t len)
+{
+	r->seek.len = 0;
+	int rc = r->reversed ? cellkey_row_start(&r->seek, row, len)
+			     : cellkey_row_end(&r->seek, row, len);
+	if (rc)
+		return rc;
+	if (r->reversed)
+		cur_seek_for_prev(c, &r->seek);
+	else
+		cur_seek(c, &r->seek);
+	return SBX_OK;
+}
+
+/* Position every cursor at the first row at or beyond `row`. */
+static int seek_all_to_row(reader *r, const uint8_t *row, size_t len)
+{
+	r->seek.len = 0;
+	int rc = r->reversed ? cellkey_row_end(&r->seek, row, len)
+			     : cellkey_row_start(&r->seek, row, len);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < r->nfc; i++) {
+		if (r->reversed)
+			cur_seek_for_prev(&r->fc[i], &r->seek);
+		else
+			cur_seek(&r->fc[i], &r->seek);
+	}
+	return SBX_OK;
+}
+
+/* ---- setup ---- */
+
+static int cmp_buf(const void *a, const void *b)
+{
+	const sbx_buf *x = a, *y = b;
+	return cmp_bytes(x->data, x->len, y->data, y->len);
+}
+
+static int add_famcur(reader *r, family *f, const sbx_read_opts *o)
+{
+	famcur *c = &r->fc[r->nfc++];
+	memset(c, 0, sizeof *c);
+	atomic_fetch_add(&f->refs, 1);
+	c->fam = f;
+	c->all_columns = true;
+	int req = o->max_versions <= 0 ? INT32_MAX : o->max_versions;
+	c->max_versions = r->raw || req < f->desc.max_versions
+				  ? req
+				  : f->desc.max_versions;
+	bool whole = false;
+	size_t n = 0;
+	for (size_t i = 0; i < o->ncolumns; i++)
+		if (!strcmp(o->columns[i].family, f->desc.name)) {
+			if (!o->columns[i].qualifier)
+				whole = true;
+			else
+				n++;
+		}
+	if (whole || n == 0)
+		return SBX_OK;
+	c->all_columns = false;
+	c->quals = calloc(n, sizeof *c->quals);
+	if (!c->quals)
+		return SBX_ENOMEM_SET();
+	for (size_t i = 0; i < o->ncolumns; i++)
+		if (!strcmp(o->columns[i].family, f->desc.name) &&
+		    o->columns[i].qualifier &&
+		    sbx_buf_set(&c->quals[c->nquals++], o->columns[i].qualifier,
+				o->columns[i].qualifier_len))
+			return SBX_ENOMEM_SET();
+	qsort(c->quals, c->nquals, sizeof *c->quals, cmp_buf);
+	return SBX_OK;
+}
+
+static int set_bounds(reader *r, const sbx_scan_opts *o)
+{
+	const uint8_t *lo = o->start_row, *hi = o->stop_row;
+	size_t lol = o->start_row_len, hil = o->stop_row_len;
+	bool lo_incl = o->start_inclusive, hi_incl = o->stop_inclusive;
+	if (o->reversed) { /* HBase: start is the high bound */
+		lo = o->stop_row, lol = o->stop_row_len, lo_incl = o->stop_inclusive;
+		hi = o->start_row, hil = o->start_row_len, hi_incl = o->start_inclusive;
+	}
+	int rc = SBX_OK;
+	if (lol) {
+		r->has_lower = true;
+		rc = lo_incl ? cellkey_row_start(&r->lower, lo, lol)
+			     : cellkey_row_end(&r->lower, lo, lol);
+	}
+	if (!rc && hil) {
+		r->has_upper = true;
+		rc = hi_incl ? cellkey_row_end(&r->upper, hi, hil)
+			     : cellkey_row_start(&r->upper, hi, hil);
+	}
+	if (rc)
+		return rc;
+	if (r->has_lower && r->has_upper &&
+	    cmp_bytes(r->lower.data, r->lower.len, r->upper.data,
+		      r->upper.len) >= 0)
+		r->done = true; /* empty range */
+	return SBX_OK;
+}
+
+void reader_close(reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nfc; i++) {
+		famcur *c = &r->fc[i];
+		if (c->it)
+			rocksdb_iter_destroy(c->it);
+		for (size_t j = 0; j < c->nquals; j++)
+			sbx_buf_free(&c->quals[j]);
+		free(c->quals);
+		sbx_buf_free(&c->row);
+		family_unref(c->fam);
+	}
+	free(r->fc);
+	if (r->ro)
+		rocksdb_readoptions_destroy(r->ro);
+	sbx_buf_free(&r->lower);
+	sbx_buf_free(&r->upper);
+	sbx_buf_free(&r->prefix);
+	sbx_buf_free(&r->qual);
+	sbx_buf_free(&r->colkey);
+	sbx_buf_free(&r->seek);
+	sbx_buf_free(&r->hint_row);
+	sbx_buf_free(&r->hint.row);
+	sbx_buf_free(&r->hint.qualifier);
+	free(r->fam_ver.v);
+	free(r->col_ver.v);
+	sbx_result_free(r->pending);
+	table_unref(r->tab);
+	free(r);
+}
+
+static int reader_setup(reader **out, engine *e, table *t,
+			const sbx_scan_opts *o, bool point_get)
+{
+	*out = NULL;
+	const sbx_read_opts *ro = &o->read;
+	for (size_t i = 0; i < ro->ncolumns; i++)
+		if (!table_family(t, ro->columns[i].family))
+			return sbx_error_set(SBX_ENOFAMILY,
+					     "table '%s' has no family '%s'",
+					     t->name, ro->columns[i].family);
+	reader *r = calloc(1, sizeof *r);
+	if (!r)
+		return SBX_ENOMEM_SET();
+	atomic_fetch_add(&t->refs, 1);
+	r->eng = e;
+	r->tab = t;
+	r->reversed = o->reversed;
+	r->raw = ro->raw;
+	r->min_ts = ro->min_ts;
+	r->max_ts = ro->max_ts;
+	r->limit = o->limit;
+	r->batch = o->batch;
+	r->filter = ro->filter;
+	r->now_ms = engine_now_ms();
+	int rc = SBX_OK;
+	r->fc = calloc(t->nfams ? t->nfams : 1, sizeof *r->fc);
+	if (!r->fc)
+		rc = SBX_ENOMEM_SET();
+	for (size_t i = 0; !rc && i < t->nfams; i++) {
+		bool selected = ro->ncolumns == 0;
+		for (size_t j = 0; j < ro->ncolumns; j++)
+			if (!strcmp(ro->columns[j].family, t->fams[i]->desc.name))
+				selected = true;
+		if (selected)
+			rc = add_famcur(r, t->fams[i], ro);
+	}
+	if (!rc)
+		rc = set_bounds(r, o);
+	if (rc) {
+		reader_close(r);
+		return rc;
+	}
+	r->ro = rocksdb_readoptions_create();
+	if (r->has_lower)
+		rocksdb_readoptions_set_iterate_lower_bound(
+			r->ro, (const char *)r->lower.data, r->lower.len);
+	if (r->has_upper)
+		rocksdb_readoptions_set_iterate_upper_bound(
+			r->ro, (const char *)r->upper.data, r->upper.len);
+	/* Point gets may use the row-prefix bloom; scans cross rows. */
+	rocksdb_readoptions_set_total_order_seek(r->ro, !point_get);
+	if (!point_get)
+		rocksdb_readoptions_set_fill_cache(r->ro, 1);
+	if (r->nfc == 1) {
+		r->fc[0].it = rocksdb_create_iterator_cf(e->db, r->ro,
+							 r->fc[0].fam->cf);
+	} else if (r->nfc > 1) {
+		rocksdb_column_family_handle_t **cfs =
+			calloc(r->nfc, sizeof *cfs);
+		rocksdb_iterator_t **its = calloc(r->nfc, sizeof *its);
+		char *err = NULL;
+		if (cfs && its) {
+			for (size_t i = 0; i < r->nfc; i++)
+				cfs[i] = r->fc[i].fam->cf;
+			rocksdb_create_iterators(e->db, r->ro, cfs, its, r->nfc,
+						 &err);
+			for (size_t i = 0; !err && i < r->nfc; i++)
+				r->fc[i].it = its[i];
+		}
+		free(cfs);
+		free(its);
+		if (err || !r->fc[0].it) {
+			reader_close(r);
+			return err ? engine_rocks_error(err, "creating iterators")
+				   : SBX_ENOMEM_SET();
+		}
+	}
+	if (r->filter)
+		sbx_filter_set_reversed(r->filter, r->reversed);
+	*out = r;
+	return SBX_OK;
+}
+
+int reader_open(reader **out, engine *e, table *t, const sbx_scan_opts *o)
+{
+	return reader_setup(out, e, t, o, false);
+}
+
+/* ---- one family of one row ---- */
+
+typedef enum row_action {
+	ROW_CONTINUE,  /* keep reading the row's other families */
+	ROW_STOP,      /* the filter ended the row (NEXT_ROW) */
+	ROW_SEEK_HINT, /* the filter wants another row: r->hint */
+} row_action;
+
+static bool qual_selected(const famcur *c, const uint8_t *q, size_t ql)
+{
+	if (c->all_columns)
+		return true;
+	size_t lo = 0, hi = c->nquals;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int d = cmp_bytes(c->quals[mid].data, c->quals[mid].len, q, ql);
+		if (d == 0)
+			return true;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Seek the cursor within the row to the first wanted qualifier after the
+ * current one; false if there is none (the family is done for this row). */
+static bool seek_next_selected(reader *r, famcur *c)
+{
+	for (size_t i = 0; i < c->nquals; i++) {
+		if (cmp_bytes(c->quals[i].data, c->quals[i].len, r->qual.data,
+			      r->qual.len) > 0) {
+			r->seek.len = 0;
+			if (sbx_buf_append(&r->seek, r->prefix.data, r->prefix.len) ||
+			    cellkey_put_escaped(&r->seek, c->quals[i].data,
+						c->quals[i].len))
+				return false;
+			cur_seek(c, &r->seek);
+			return true;
+		}
+	}
+	return false;
+}
+
+static int add_cell(reader *r, sbx_result *res, famcur *c, const sbx_cell *in)
+{
+	sbx_cell out = *in;
+	if (r->filter && in->type == SBX_CELL_PUT)
+		sbx_filter_transform_cell(r->filter, in, &out);
+	return result_add(res, c->fam->desc.name, strlen(c->fam->desc.name),
+			  out.qualifier, out.qualifier_len, out.timestamp,
+			  out.type, out.value, out.value_len);
+}
+
+static int read_family_row(reader *r, famcur *c, sbx_result *res,
+			   const uint8_t *row, size_t row_len,
+			   row_action *action)
+{
+	const family *f = c->fam;
+	bool has_ttl = f->desc.ttl_seconds < SBX_TTL_FOREVER;
+	int64_t oldest = r->now_ms - f->desc.ttl_seconds * 1000;
+	bool see_past = f->desc.keep_deleted_cells != SBX_KEEP_DELETED_FALSE;
+	int64_t fam_del = -1, col_del = -1;
+	int included = 0, visible = 0;
+	bool skip_column = false;
+	r->fam_ver.n = r->col_ver.n = 0;
+	r->colkey.len = 0;
+	*action = ROW_CONTINUE;
+
+	while (rocksdb_iter_valid(c->it)) {
+		size_t kl, vl;
+		const uint8_t *k = (const uint8_t *)rocksdb_iter_key(c->it, &kl);
+		if (kl < r->prefix.len || memcmp(k, r->prefix.data, r->prefix.len))
+			break;
+		cellkey_parts p;
+		r->qual.len = 0;
+		size_t ql = cellkey_unescape(k + r->prefix.len,
+					     kl - r->prefix.len, &r->qual);
+		if (!ql || r->prefix.len + ql + 9 != kl)
+			return sbx_error_set(SBX_EIO, "corrupt cell key");
+		const uint8_t *t = k + r->prefix.len + ql;
+		uint64_t inv = 0;
+		for (int i = 0; i < 8; i++)
+			inv = (inv << 8) | t[i];
+		p.ts = (int64_t)~inv;
+		p.type = (sbx_cell_type)(0xFF - t[8]);
+		p.qual_prefix_len = r->prefix.len + ql;
+
+		bool fam_marker = p.type == SBX_CELL_DELETE_FAMILY ||
+				  p.type == SBX_CELL_DELETE_FAMILY_VERSION;
+		if (!fam_marker &&
+		    (r->colkey.len != p.qual_prefix_len ||
+		     memcmp(r->colkey.data, k, p.qual_prefix_len))) {
+			if (sbx_buf_set(&r->colkey, k, p.qual_prefix_len))
+				return SBX_ENOMEM_SET();
+			col_del = -1;
+			r->col_ver.n = 0;
+			included = visible = 0;
+			skip_column = false;
+			if (!qual_selected(c, r->qual.data, r->qual.len)) {
+				/* The empty qualifier's column also holds the
+				 * family markers: step through it, never seek. */
+				if (r->qual.len == 0) {
+					skip_column = true;
+				} else {
+					if (!seek_next_selected(r, c))
+						return SBX_OK;
+					continue;
+				}
+			}
+		}
+		if (skip_column && !fam_marker) {
+			rocksdb_iter_next(c->it);
+			continue;
+		}
+		const uint8_t *v = (const uint8_t *)rocksdb_iter_value(c->it, &vl);
+		sbx_cell cell = {row, row_len, f->desc.name,
+				 strlen(f->desc.name), r->qual.data,
+				 r->qual.len, p.ts, p.type, v, vl};
+		bool in_range = p.ts >= r->min_ts && p.ts < r->max_ts;
+
+		if (r->raw) {
+			if (in_range && included < c->max_versions) {
+				if (p.type == SBX_CELL_PUT)
+					included++;
+				int rc = add_cell(r, res, c, &cell);
+				if (rc)
+					return rc;
+			}
+			rocksdb_iter_next(c->it);
+			continue;
+		}
+		if (p.type != SBX_CELL_PUT) {
+			bool track = see_past ? in_range : p.ts >= r->min_ts;
+			if (track) {
+				int rc = SBX_OK;
+				switch (p.type) {
+				case SBX_CELL_DELETE_FAMILY:
+					if (p.ts > fam_del)
+						fam_del = p.ts;
+					break;
+				case SBX_CELL_DELETE_FAMILY_VERSION:
+					rc = ts_list_add(&r->fam_ver, p.ts);
+					break;
+				case SBX_CELL_DELETE_COLUMN:
+					if (p.ts > col_del)
+						col_del = p.ts;
+					break;
+				default:
+					rc = ts_list_add(&r->col_ver, p.ts);
+				}
+				if (rc)
+					return rc;
+			}
+			rocksdb_iter_next(c->it);
+			continue;
+		}
+		bool masked = p.ts <= fam_del || p.ts <= col_del ||
+			      ts_list_has(&r->fam_ver, p.ts) ||
+			      ts_list_has(&r->col_ver, p.ts);
+		if (masked) {
+			rocksdb_iter_next(c->it);
+			continue;
+		}
+		if (has_ttl && p.ts < oldest && visible >= f->desc.min_versions) {
+			skip_column = true; /* older versions are expired too */
+			rocksdb_iter_next(c->it);
+			continue;
+		}
+		visible++;
+		if (!in_range) {
+			rocksdb_iter_next(c->it);
+			continue;
+		}
+		sbx_filter_code fc = r->filter ? sbx_filter_cell(r->filter, &cell)
+					       : SBX_FILTER_INCLUDE;
+		switch (fc) {
+		case SBX_FILTER_SKIP:
+			rocksdb_iter_next(c->it);
+			continue;
+		case SBX_FILTER_NEXT_COL:
+			skip_column = true;
+			rocksdb_iter_next(c->it);
+			continue;
+		case SBX_FILTER_NEXT_ROW:
+			*action = ROW_STOP;
+			return SBX_OK;
+		case SBX_FILTER_SEEK_NEXT_USING_HINT: {
+			r->hint.row.len = r->hint.qualifier.len = 0;
+			if (!sbx_filter_cell_hint(r->filter, &cell, &r->hint)) {
+				rocksdb_iter_next(c->it);
+				continue;
+			}
+			if (r->hint.row.len == row_len &&
+			    !memcmp(r->hint.row.data, row, row_len)) {
+				r->seek.len = 0;
+				if (sbx_buf_append(&r->seek, r->prefix.data,
+						   r->prefix.len) ||
+				    cellkey_put_escaped(&r->seek,
+							r->hint.qualifier.data,
+							r->hint.qualifier.len))
+					return SBX_ENOMEM_SET();
+				if (cmp_bytes(r->seek.data, r->seek.len, k, kl) > 0)
+					cur_seek(c, &r->seek);
+				else
+					rocksdb_iter_next(c->it);
+				continue;
+			}
+			*action = ROW_SEEK_HINT;
+			return SBX_OK;
+		}
+		default:
+			break;
+		}
+		if (included >= c->max_versions) {
+			skip_column = true;
+			rocksdb_iter_next(c->it);
+			continue;
+		}
+		included++;
+		int rc = add_cell(r, res, c, &cell);
+		if (rc)
+			return rc;
+		if (fc == SBX_FILTER_INCLUDE_AND_NEXT_COL)
+			skip_column = true;
+		else if (fc == SBX_FILTER_INCLUDE_AND_SEEK_NEXT_ROW) {
+			*action = ROW_STOP;
+			return SBX_OK;
+		}
+		rocksdb_iter_next(c->it);
+	}
+	return SBX_OK;
+}
+
+/* ---- rows ---- */
+
+/* Pick the next row in scan order among the cursors. */
+static int next_row_key(reader *r, sbx_buf *row)
+{
+	bool found = false;
+	for (size_t i = 0; i < r->nfc; i++) {
+		int rc = cur_row(&r->fc[i]);
+		if (rc == SBX_ITEROVER)
+			continue;
+		if (rc)
+			return rc;
+		const sbx_buf *cr = &r->fc[i].row;
+		int d = found ? cmp_bytes(cr->data, cr->len, row->data, row->len)
+			      : 0;
+		if (!found || (r->reversed ? d > 0 : d < 0)) {
+			if (sbx_buf_set(row, cr->data, cr->len))
+				return SBX_ENOMEM_SET();
+			found = true;
+		}
+	}
+	return found ? SBX_OK : SBX_ITEROVER;
+}
+
+static bool cur_at_row(famcur *c, const sbx_buf *row)
+{
+	return cur_row(c) == SBX_OK && c->row.len == row->len &&
+	       !memcmp(c->row.data, row->data, row->len);
+}
+
+/* Assemble the next row that survives filtering into *out (finished). */
+static int assemble_row(reader *r, sbx_result **out)
+{
+	sbx_buf row = {0};
+	int rc = SBX_OK;
+	*out = NULL;
+	while (!r->done) {
+		if (r->filter && sbx_filter_all_remaining(r->filter)) {
+			r->done = true;
+			break;
+		}
+		rc = next_row_key(r, &row);
+		if (rc == SBX_ITEROVER) {
+			rc = SBX_OK;
+			r->done = true;
+			break;
+		}
+		if (rc)
+			break;
+		if (r->filter) {
+			sbx_filter_reset(r->filter);
+			if (sbx_filter_row_key(r->filter, row.data, row.len)) {
+				r->hint.row.len = 0;
+				bool moved = false;
+				if (sbx_filter_row_hint(r->filter, row.data,
+							row.len, &r->hint)) {
+					int d = cmp_bytes(r->hint.row.data,
+							  r->hint.row.len,
+							  row.data, row.len);
+					if (r->reversed ? d < 0 : d > 0) {
+						rc = seek_all_to_row(
+							r, r->hint.row.data,
+							r->hint.row.len);
+						moved = true;
+					}
+				}
+				for (size_t i = 0; !moved && !rc && i < r->nfc; i++)
+					if (cur_at_row(&r->fc[i], &row))
+						rc = cur_skip_row(r, &r->fc[i],
+								  row.data, row.len);
+				if (rc)
+					break;
+				continue;
+			}
+		}
+		sbx_result *res;
+		if ((rc = result_new(&res, row.data, row.len)))
+			break;
+		r->prefix.len = 0;
+		if ((rc = cellkey_row_start(&r->prefix, row.data, row.len))) {
+			sbx_result_free(res);
+			break;
+		}
+		row_action action = ROW_CONTINUE;
+		for (size_t i = 0; !rc && i < r->nfc; i++) {
+			famcur *c = &r->fc[i];
+			if (!cur_at_row(c, &row))
+				continue;
+			if (r->reversed)
+				cur_seek(c, &r->prefix);
+			if (action == ROW_CONTINUE)
+				rc = read_family_row(r, c, res, row.data,
+						     row.len, &action);
+			if (!rc)
+				rc = cur_skip_row(r, c, row.data, row.len);
+		}
+		if (!rc && action == ROW_SEEK_HINT) {
+			int d = cmp_bytes(r->hint.row.data, r->hint.row.len,
+					  row.data, row.len);
+			if (r->reversed ? d < 0 : d > 0)
+				rc = seek_all_to_row(r, r->hint.row.data,
+						     r->hint.row.len);
+		}
+		if (!rc)
+			rc = result_finish(res);
+		if (rc) {
+			sbx_result_free(res);
+			break;
+		}
+		if (r->filter) {
+			size_t n = res->n;
+			sbx_filter_row_cells(r->filter, res->cells, &n);
+			res->n = n;
+			if (sbx_filter_row(r->filter))
+				res->n = 0;
+		}
+		if (res->n == 0) {
+			sbx_result_free(res);
+			continue;
+		}
+		*out = res;
+		break;
+	}
+	sbx_buf_free(&row);
+	return rc;
+}
+
+/* Split off the next `batch` cells of r->pending as their own result. */
+static int take_batch(reader *r, sbx_result **out)
+{
+	sbx_result *p = r->pending;
+	size_t n = p->n - r->pending_pos;
+	if (n > (size_t)r->batch)
+		n = (size_t)r->batch;
+	sbx_result *res;
+	int rc = result_new(&res, p->arena.data, p->row_len);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const sbx_cell *c = &p->cells[r->pending_pos + i];
+		rc = result_add(res, c->family, c->family_len, c->qualifier,
+				c->qualifier_len, c->timestamp, c->type,
+				c->value, c->value_len);
+	}
+	if (!rc)
+		rc = result_finish(res);
+	if (rc) {
+		sbx_result_free(res);
+		return rc;
+	}
+	r->pending_pos += n;
+	if (r->pending_pos >= p->n) {
+		sbx_result_free(p);
+		r->pending = NULL;
+	}
+	*out = res;
+	return SBX_OK;
+}
+
+int reader_next(reader *r, sbx_result **out)
+{
+	*out = NULL;
+	if (r->pending)
+		return take_batch(r, out);
+	if (r->done || (r->limit > 0 && r->returned >= r->limit))
+		return SBX_ITEROVER;
+	if (!r->started) {
+		r->started = true;
+		for (size_t i = 0; i < r->nfc; i++) {
+			if (r->reversed)
+				rocksdb_iter_seek_to_last(r->fc[i].it);
+			else
+				rocksdb_iter_seek_to_first(r->fc[i].it);
+			r->fc[i].row_valid = false;
+		}
+	}
+	sbx_result *res;
+	int rc = assemble_row(r, &res);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < r->nfc; i++) {
+		char *err = NULL;
+		rocksdb_iter_get_error(r->fc[i].it, &err);
+		if (err) {
+			sbx_result_free(res);
+			return engine_rocks_error(err, "reading");
+		}
+	}
+	if (!res)
+		return SBX_ITEROVER;
+	r->returned++;
+	if (r->batch > 0 && res->n > (size_t)r->batch) {
+		r->pending = res;
+		r->pending_pos = 0;
+		return take_batch(r, out);
+	}
+	*out = res;
+	return SBX_OK;
+}
+
+int engine_read_row(sbx_result **out, engine *e, table *t, const uint8_t *row,
+		    size_t row_len, const sbx_read_opts *o)
+{
+	sbx_scan_opts so;
+	sbx_scan_opts_init(&so);
+	so.read = *o;
+	so.start_row = row;
+	so.start_row_len = row_len;
+	so.stop_row = row;
+	so.stop_row_len = row_len;
+	so.stop_inclusive = true;
+	reader *r;
+	int rc = reader_setup(&r, e, t, &so, true);
+	if (rc)
+		return rc;
+	rc = reader_next(r, out);
+	reader_close(r);
+	if (rc == SBX_ITEROVER)
+		return result_new(out, row, row_len) ? SBX_ENOMEM_SET()
+						     : result_finish(*out);
+	return rc;
+}

@@ -1,0 +1,64 @@
+/*
+ * backend.h - the interface between the public table API (src/table/api.c)
+ * and a backend: the embedded engine (src/engine) or the remote HBase REST
+ * client. Callers above the table API never see it. Every operation takes
+ * the backend's own handle; the API layer validates arguments that do not
+ * depend on the backend.
+ */
+#ifndef SBX_TABLE_BACKEND_H
+#define SBX_TABLE_BACKEND_H
+
+#include "saltbox/db.h"
+#include "saltbox/table.h"
+
+typedef struct sbx_backend_ops {
+	const char *name;
+	void (*close)(void *db);
+
+	int (*namespace_create)(void *db, const char *ns);
+	int (*namespace_drop)(void *db, const char *ns);
+	int (*namespace_list)(char ***out, void *db);
+
+	int (*table_create)(void *db, const char *name,
+			    const sbx_family_desc *families, size_t n);
+	int (*table_exists)(void *db, const char *name, bool *exists);
+	int (*table_describe)(sbx_table_info **out, void *db, const char *name);
+	int (*table_list)(char ***out, void *db);
+	int (*table_alter_family)(void *db, const char *table,
+				  const sbx_family_desc *f);
+	int (*table_delete_family)(void *db, const char *table,
+				   const char *family);
+	int (*table_set_enabled)(void *db, const char *name, bool enabled);
+	int (*table_is_enabled)(void *db, const char *name, bool *enabled);
+	int (*table_truncate)(void *db, const char *name);
+	int (*table_drop)(void *db, const char *name);
+	int (*table_flush)(void *db, const char *name);
+	int (*table_major_compact)(void *db, const char *name);
+
+	/* Table handles: *out is the backend's handle for sbx_table. */
+	int (*table_open)(void **out, void *db, const char *name);
+	void (*table_close)(void *t);
+
+	int (*mutate)(void *t, const sbx_mutation *m, sbx_result **out);
+	int (*batch)(void *t, sbx_mutation *const *ms, size_t n, int *statuses);
+	int (*check_and_mutate)(void *t, const sbx_check *check,
+				const sbx_mutation *m, bool *succeeded,
+				sbx_result **out);
+	int (*get)(sbx_result **out, void *t, const uint8_t *row,
+		   size_t row_len, const sbx_read_opts *opts);
+
+	int (*scanner_open)(void **out, void *t, const sbx_scan_opts *opts);
+	int (*scanner_next)(void *s, sbx_result **out);
+	void (*scanner_close)(void *s);
+} sbx_backend_ops;
+
+struct sbx_db {
+	const sbx_backend_ops *ops;
+	void *impl;
+};
+
+/* The embedded engine's entry point (src/engine/engine.c). */
+int engine_open(void **out, const char *path, const sbx_db_options *opts);
+extern const sbx_backend_ops engine_backend_ops;
+
+#endif

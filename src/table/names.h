@@ -1,0 +1,20 @@
+/* names.h - HBase's rules for namespace, table and family names (internal). */
+#ifndef SBX_TABLE_NAMES_H
+#define SBX_TABLE_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SBX_MAX_TABLE_NAME 255
+
+/* Validate a namespace name; on error sets the message, returns SBX_EINVAL. */
+int names_check_namespace(const char *ns);
+/* Validate "table" or "ns:table"; splits into ns (default "default") and
+ * qualifier, written to the caller's buffers of SBX_MAX_TABLE_NAME + 1. */
+int names_split_table(const char *name, char *ns, char *qualifier);
+/* Validate a family name. */
+int names_check_family(const char *family);
+/* The canonical form: "t" in the default namespace, "ns:t" otherwise. */
+void names_canonical(char *out, size_t cap, const char *ns, const char *q);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * result.h - building sbx_result objects (internal). Cells are appended with
+ * their bytes copied into one arena; result_finish() fixes up the public
+ * cell views once the arena no longer moves.
+ */
+#ifndef SBX_TABLE_RESULT_H
+#define SBX_TABLE_RESULT_H
+
+#include "common/buf.h"
+#include "saltbox/table.h"
+
+typedef struct result_cell_off {
+	size_t fam_off, fam_len, qual_off, qual_len, value_off, value_len;
+	int64_t ts;
+	sbx_cell_type type;
+} result_cell_off;
+
+struct sbx_result {
+	sbx_buf arena; /* row bytes first, then families, qualifiers, values */
+	size_t row_len;
+	result_cell_off *offs;
+	sbx_cell *cells;
+	size_t n, cap;
+	bool finished;
+};
+
+/* A new empty result for `row`. */
+int result_new(sbx_result **out, const uint8_t *row, size_t row_len);
+/* Append a cell (copies every byte). */
+int result_add(sbx_result *r, const char *family, size_t family_len,
+	       const uint8_t *qual, size_t qual_len, int64_t ts,
+	       sbx_cell_type type, const uint8_t *value, size_t value_len);
+/* Make the public views valid. Call once, after the last result_add. */
+int result_finish(sbx_result *r);
+/* Drop every cell (keeps the row). */
+void result_clear(sbx_result *r);
+
+#endif

@@ -1,0 +1,400 @@
+/*
+ * test_engine.c - HBase semantics of the embedded engine, each with the
+ * expected cells written out: sort order, versions, the four delete markers
+ * and whole-row delete, HBase's documented delete quirks, server timestamps,
+ * TTL/MIN_VERSIONS/KEEP_DELETED_CELLS, increments, appends, check-and-mutate,
+ * and compaction-time garbage collection.
+ */
+#include "engine_util.h"
+
+static sbx_db *db;
+static sbx_table *t;
+
+static void setup(const char *name, int versions)
+{
+	db = open_fresh(name);
+	t = NULL;
+	if (!db)
+		return;
+	CHECK_INT(make_table(db, "t", "cf", versions), SBX_OK);
+	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+}
+
+static void teardown(void)
+{
+	sbx_table_close(t);
+	sbx_db_close(db);
+	t = NULL;
+	db = NULL;
+}
+
+static void test_sort_order(void)
+{
+	setup("sort", 3);
+	REQUIRE(t);
+	/* Rows a < a\0 < ab < b; qualifiers "" < q < q\0; ts descending. */
+	const char *rows[] = {"b", "ab", "a"};
+	for (int i = 0; i < 3; i++) {
+		CHECK_INT(put1(t, rows[i], "cf", "q", 2, "v2"), SBX_OK);
+		CHECK_INT(put1(t, rows[i], "cf", "", 1, "e"), SBX_OK);
+		CHECK_INT(put1(t, rows[i], "cf", "q", 1, "v1"), SBX_OK);
+	}
+	sbx_mutation *m;
+	CHECK_INT(sbx_mutation_new(&m, "a\0", 2), SBX_OK);
+	CHECK_INT(sbx_mutation_put(m, "cf", "q\0", 2, 7, "z", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_put(m, "cf", "q", 1, 7, "y", 1), SBX_OK);
+	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+	sbx_mutation_free(m);
+	sbx_scan_opts o;
+	sbx_scan_opts_init(&o);
+	o.read.max_versions = 0;
+	CHECK_STR(scan_str(t, &o, true),
+		  "a/cf:@1=e;a/cf:q@2=v2;a/cf:q@1=v1;"
+		  "|a\\x00/cf:q@7=y;a\\x00/cf:q\\x00@7=z;"
+		  "|ab/cf:@1=e;ab/cf:q@2=v2;ab/cf:q@1=v1;"
+		  "|b/cf:@1=e;b/cf:q@2=v2;b/cf:q@1=v1;");
+	o.reversed = true;
+	CHECK_STR(scan_str(t, &o, false),
+		  "b/cf:=e;b/cf:q=v2;b/cf:q=v1;|ab/cf:=e;ab/cf:q=v2;ab/cf:q=v1;"
+		  "|a\\x00/cf:q=y;a\\x00/cf:q\\x00=z;|a/cf:=e;a/cf:q=v2;a/cf:q=v1;");
+	/* a get of "a" does not pick up row "a\0" */
+	sbx_read_opts ro;
+	sbx_read_opts_init(&ro);
+	CHECK_STR(get_str(t, "a", &ro, true), "a/cf:@1=e;a/cf:q@2=v2;");
+	teardown();
+}
+
+static void test_versions(void)
+{
+	setup("versions", 3);
+	REQUIRE(t);
+	for (int ts = 1; ts <= 5; ts++) {
+		char v[8];
+		snprintf(v, sizeof v, "v%d", ts);
+		CHECK_INT(put1(t, "r", "cf", "q", ts, v), SBX_OK);
+	}
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	CHECK_STR(get_str(t, "r", &o, true), "r/cf:q@5=v5;");
+	o.max_versions = 0; /* all: capped by VERSIONS=3 */
+	CHECK_STR(get_str(t, "r", &o, true), "r/cf:q@5=v5;r/cf:q@4=v4;r/cf:q@3=v3;");
+	o.max_versions = 2;
+	CHECK_STR(get_str(t, "r", &o, true), "r/cf:q@5=v5;r/cf:q@4=v4;");
+	/* time range [2,5) with all versions */
+	o.max_versions = 0;
+	o.min_ts = 2;
+	o.max_ts = 5;
+	/* HBase checks the time range before counting versions, so while the
+	 * excess version 2 is still stored it fills the third slot... */
+	CHECK_STR(get_str(t, "r", &o, true),
+		  "r/cf:q@4=v4;r/cf:q@3=v3;r/cf:q@2=v2;");
+	/* ...and after a major compaction only VERSIONS=3 remain. */
+	CHECK_INT(sbx_table_major_compact(db, "t"), SBX_OK);
+	CHECK_STR(get_str(t, "r", &o, true), "r/cf:q@4=v4;r/cf:q@3=v3;");
+	/* same ts written twice: the last write wins */
+	CHECK_INT(put1(t, "r", "cf", "q", 5, "again"), SBX_OK);
+	sbx_read_opts_init(&o);
+	CHECK_STR(get_str(t, "r", &o, true), "r/cf:q@5=again;");
+	teardown();
+}
+
+static void test_delete_markers(void)
+{
+	setup("deletes", 5);
+	REQUIRE(t);
+	for (int ts = 1; ts <= 4; ts++) {
+		CHECK_INT(put1(t, "r", "cf", "a", ts * 10, "a"), SBX_OK);
+		CHECK_INT(put1(t, "r", "cf", "b", ts * 10, "b"), SBX_OK);
+	}
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	o.max_versions = 0;
+	/* Delete: exactly version 30 of cf:a */
+	CHECK_INT(del1(t, "r", SBX_CELL_DELETE, "cf", "a", 30), SBX_OK);
+	CHECK_STR(get_str(t, "r", &o, true),
+		  "r/cf:a@40=a;r/cf:a@20=a;r/cf:a@10=a;"
+		  "r/cf:b@40=b;r/cf:b@30=b;r/cf:b@20=b;r/cf:b@10=b;");
+	/* DeleteColumn: all versions of cf:b <= 20 */
+	CHECK_INT(del1(t, "r", SBX_CELL_DELETE_COLUMN, "cf", "b", 20), SBX_OK);
+	CHECK_STR(get_str(t, "r", &o, true),
+		  "r/cf:a@40=a;r/cf:a@20=a;r/cf:a@10=a;r/cf:b@40=b;r/cf:b@30=b;");
+	/* DeleteFamilyVersion: every column at exactly 40 */
+	CHECK_INT(del1(t, "r", SBX_CELL_DELETE_FAMILY_VERSION, "cf", NULL, 40),
+		  SBX_OK);
+	CHECK_STR(get_str(t, "r", &o, true),
+		  "r/cf:a@20=a;r/cf:a@10=a;r/cf:b@30=b;");
+	/* DeleteFamily: everything <= 20 */
+	CHECK_INT(del1(t, "r", SBX_CELL_DELETE_FAMILY, "cf", NULL, 20), SBX_OK);
+	CHECK_STR(get_str(t, "r", &o, true), "r/cf:b@30=b;");
+	/* Delete without ts: the newest version only */
+	CHECK_INT(put1(t, "r", "cf", "b", 50, "b50"), SBX_OK);
+	CHECK_INT(del1(t, "r", SBX_CELL_DELETE, "cf", "b", SBX_LATEST_TIMESTAMP),
+		  SBX_OK);
+	CHECK_STR(get_str(t, "r", &o, true), "r/cf:b@30=b;");
+	/* Raw scan shows the markers and the masked cells */
+	sbx_scan_opts so;
+	sbx_scan_opts_init(&so);
+	so.read.raw = true;
+	so.read.max_versions = 0;
+	CHECK_STR(scan_str(t, &so, true),
+		  "r/cf:@40!DeleteFamilyVersion=;r/cf:@20!DeleteFamily=;"
+		  "r/cf:a@40=a;r/cf:a@30!Delete=;r/cf:a@30=a;r/cf:a@20=a;"
+		  "r/cf:a@10=a;r/cf:b@50!Delete=;r/cf:b@50=b50;r/cf:b@40=b;"
+		  "r/cf:b@30=b;r/cf:b@20!DeleteColumn=;r/cf:b@20=b;r/cf:b@10=b;");
+	/* Whole-row delete */
+	sbx_mutation *m;
+	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_delete_row(m, SBX_LATEST_TIMESTAMP), SBX_OK);
+	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+	sbx_mutation_free(m);
+	CHECK_STR(get_str(t, "r", &o, true), "");
+	teardown();
+}
+
+/* HBASE-2256: a delete masks puts with ts <= T written later, until a major
+ * compaction removes the marker. */
+static void test_delete_masks_later_put_quirk(void)
+{
+	setup("quirk_a", 1);
+	REQUIRE(t);
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	CHECK_INT(del1(t, "r", SBX_CELL_DELETE_FAMILY, "cf", NULL, 100), SBX_OK);
+	CHECK_INT(put1(t, "r", "cf", "q", 50, "late"), SBX_OK);
+	CHECK_STR(get_str(t, "r", &o, true), "");
+	CHECK_INT(put1(t, "r", "cf", "q", 150, "newer"), SBX_OK);
+	CHECK_STR(get_str(t, "r", &o, true), "r/cf:q@150=newer;");
+	CHECK_INT(sbx_table_major_compact(db, "t"), SBX_OK);
+	CHECK_INT(put1(t, "r2", "cf", "q", 50, "x"), SBX_OK);
+	CHECK_INT(del1(t, "r2", SBX_CELL_DELETE_FAMILY, "cf", NULL, 100), SBX_OK);
+	CHECK_INT(sbx_table_major_compact(db, "t"), SBX_OK);
+	/* marker gone: a put at 50 written now is visible */
+	CHECK_INT(put1(t, "r2", "cf", "q", 50, "after"), SBX_OK);
+	CHECK_STR(get_str(t, "r2", &o, true), "r2/cf:q@50=after;");
+	teardown();
+}
+
+/* Ref guide "major compactions change query results": VERSIONS=2, t1..t3,
+ * deleting t3 brings t1 back until a major compaction has dropped it. */
+static void test_major_compaction_changes_results_quirk(void)
+{
+	setup("quirk_b", 2);
+	REQUIRE(t);
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	o.max_versions = 0;
+	for (int ts = 1; ts <= 3; ts++)
+		CHECK_INT(put1(t, "r", "cf", "q", ts, ts == 1 ? "t1" : ts == 2 ? "t2" : "t3"),
+			  SBX_OK);
+	CHECK_STR(get_str(t, "r", &o, true), "r/cf:q@3=t3;r/cf:q@2=t2;");
+	CHECK_INT(del1(t, "r", SBX_CELL_DELETE, "cf", "q", 3), SBX_OK);
+	CHECK_STR(get_str(t, "r", &o, true), "r/cf:q@2=t2;r/cf:q@1=t1;");
+
+	for (int ts = 1; ts <= 3; ts++)
+		CHECK_INT(put1(t, "s", "cf", "q", ts, ts == 1 ? "t1" : ts == 2 ? "t2" : "t3"),
+			  SBX_OK);
+	CHECK_INT(sbx_table_major_compact(db, "t"), SBX_OK);
+	CHECK_INT(del1(t, "s", SBX_CELL_DELETE, "cf", "q", 3), SBX_OK);
+	CHECK_STR(get_str(t, "s", &o, true), "s/cf:q@2=t2;");
+	teardown();
+}
+
+static void test_server_timestamps_increase(void)
+{
+	setup("ts", 1);
+	REQUIRE(t);
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	int64_t last = 0;
+	for (int i = 0; i < 500; i++) {
+		sbx_mutation *m;
+		CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
+		CHECK_INT(sbx_mutation_delete_row(m, SBX_LATEST_TIMESTAMP), SBX_OK);
+		CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+		sbx_mutation_free(m);
+		CHECK_INT(put1(t, "r", "cf", "q", SBX_LATEST_TIMESTAMP, "alive"),
+			  SBX_OK);
+		sbx_result *r;
+		CHECK_INT(sbx_table_get(&r, t, "r", 1, &o), SBX_OK);
+		CHECK_INT(sbx_result_size(r), 1);
+		if (sbx_result_size(r) == 1) {
+			int64_t ts = sbx_result_cell(r, 0)->timestamp;
+			CHECK(ts > last);
+			last = ts;
+		}
+		sbx_result_free(r);
+	}
+	teardown();
+}
+
+static void test_ttl_and_min_versions(void)
+{
+	db = open_fresh("ttl");
+	REQUIRE(db);
+	sbx_family_desc f[2];
+	sbx_family_desc_init(&f[0], "a");
+	f[0].ttl_seconds = 10;
+	f[0].max_versions = 3;
+	sbx_family_desc_init(&f[1], "m");
+	f[1].ttl_seconds = 10;
+	f[1].max_versions = 3;
+	f[1].min_versions = 1;
+	CHECK_INT(sbx_table_create(db, "t", f, 2), SBX_OK);
+	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	REQUIRE(t);
+	int64_t now = (int64_t)time(NULL) * 1000;
+	CHECK_INT(put1(t, "r", "a", "old", now - 60000, "x"), SBX_OK);
+	CHECK_INT(put1(t, "r", "a", "new", now, "y"), SBX_OK);
+	CHECK_INT(put1(t, "r", "m", "old", now - 70000, "o1"), SBX_OK);
+	CHECK_INT(put1(t, "r", "m", "old", now - 60000, "o2"), SBX_OK);
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	o.max_versions = 0;
+	char expect[256];
+	snprintf(expect, sizeof expect, "r/a:new@%lld=y;r/m:old@%lld=o2;",
+		 (long long)now, (long long)(now - 60000));
+	CHECK_STR(get_str(t, "r", &o, true), expect);
+	CHECK_INT(sbx_table_major_compact(db, "t"), SBX_OK);
+	CHECK_STR(get_str(t, "r", &o, true), expect);
+	sbx_scan_opts so;
+	sbx_scan_opts_init(&so);
+	so.read.raw = true;
+	so.read.max_versions = 0;
+	CHECK_STR(scan_str(t, &so, true), expect); /* expired cells are gone */
+	teardown();
+}
+
+static void test_keep_deleted_cells(void)
+{
+	db = open_fresh("kdc");
+	REQUIRE(db);
+	sbx_family_desc f[2];
+	sbx_family_desc_init(&f[0], "k");
+	f[0].keep_deleted_cells = SBX_KEEP_DELETED_TRUE;
+	sbx_family_desc_init(&f[1], "n");
+	CHECK_INT(sbx_table_create(db, "t", f, 2), SBX_OK);
+	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	REQUIRE(t);
+	CHECK_INT(put1(t, "r", "k", "q", 100, "kept"), SBX_OK);
+	CHECK_INT(put1(t, "r", "n", "q", 100, "gone"), SBX_OK);
+	CHECK_INT(del1(t, "r", SBX_CELL_DELETE_COLUMN, "k", "q", 200), SBX_OK);
+	CHECK_INT(del1(t, "r", SBX_CELL_DELETE_COLUMN, "n", "q", 200), SBX_OK);
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	CHECK_STR(get_str(t, "r", &o, true), "");
+	o.max_ts = 150; /* point-in-time read before the delete */
+	CHECK_STR(get_str(t, "r", &o, true), "r/k:q@100=kept;");
+	CHECK_INT(sbx_table_major_compact(db, "t"), SBX_OK);
+	CHECK_STR(get_str(t, "r", &o, true), "r/k:q@100=kept;");
+	sbx_scan_opts so;
+	sbx_scan_opts_init(&so);
+	so.read.raw = true;
+	CHECK_STR(scan_str(t, &so, true),
+		  "r/k:q@200!DeleteColumn=;r/k:q@100=kept;");
+	teardown();
+}
+
+static void test_increment_append(void)
+{
+	setup("incr", 1);
+	REQUIRE(t);
+	sbx_mutation *m;
+	sbx_result *r;
+	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_increment(m, "cf", "n", 1, 5), SBX_OK);
+	CHECK_INT(sbx_mutation_increment(m, "cf", "n", 1, 2), SBX_OK);
+	CHECK_INT(sbx_mutation_append(m, "cf", "s", 1, "ab", 2), SBX_OK);
+	CHECK_INT(sbx_table_mutate(t, m, &r), SBX_OK);
+	sbx_mutation_free(m);
+	REQUIRE(r);
+	char buf[256] = "";
+	render_result(buf, sizeof buf, r, false);
+	CHECK_STR(buf, "r/cf:n=\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x07;r/cf:s=ab;");
+	sbx_result_free(r);
+	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_increment(m, "cf", "n", 1, -10), SBX_OK);
+	CHECK_INT(sbx_mutation_append(m, "cf", "s", 1, "cd", 2), SBX_OK);
+	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+	sbx_mutation_free(m);
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	CHECK_STR(get_str(t, "r", &o, false),
+		  "r/cf:n=\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFD;r/cf:s=abcd;");
+	/* incrementing a non-counter fails and writes nothing, not even the
+	 * put in the same mutation */
+	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_put(m, "cf", "p", 1, SBX_LATEST_TIMESTAMP, "x", 1),
+		  SBX_OK);
+	CHECK_INT(sbx_mutation_increment(m, "cf", "s", 1, 1), SBX_OK);
+	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_EBADVALUE);
+	sbx_mutation_free(m);
+	CHECK_STR(get_str(t, "r", &o, false),
+		  "r/cf:n=\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFD;r/cf:s=abcd;");
+	teardown();
+}
+
+static void test_check_and_mutate(void)
+{
+	setup("cam", 1);
+	REQUIRE(t);
+	CHECK_INT(put1(t, "r", "cf", "q", SBX_LATEST_TIMESTAMP, "5"), SBX_OK);
+	sbx_mutation *m;
+	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_put(m, "cf", "w", 1, SBX_LATEST_TIMESTAMP, "ok", 2),
+		  SBX_OK);
+	bool done;
+	/* HBase operand order: GREATER passes when the given value (7) is
+	 * greater than the stored one (5). */
+	sbx_check c = {"cf", "q", 1, SBX_CMP_GREATER, "7", 1};
+	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &c, m, &done, NULL), SBX_OK);
+	CHECK(done);
+	c.op = SBX_CMP_LESS;
+	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &c, m, &done, NULL), SBX_OK);
+	CHECK(!done);
+	c.op = SBX_CMP_EQUAL;
+	c.value = "5";
+	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &c, m, &done, NULL), SBX_OK);
+	CHECK(done);
+	/* "absent" condition */
+	sbx_check absent = {"cf", "nope", 4, SBX_CMP_EQUAL, NULL, 0};
+	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &absent, m, &done, NULL),
+		  SBX_OK);
+	CHECK(done);
+	absent.qualifier = "q";
+	absent.qualifier_len = 1;
+	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &absent, m, &done, NULL),
+		  SBX_OK);
+	CHECK(!done);
+	/* the mutation must be for the checked row */
+	CHECK_INT(sbx_table_check_and_mutate(t, "x", 1, &c, m, &done, NULL),
+		  SBX_EINVAL);
+	sbx_mutation_free(m);
+	teardown();
+}
+
+static void test_compaction_gc(void)
+{
+	setup("gc", 1);
+	REQUIRE(t);
+	for (int ts = 1; ts <= 3; ts++)
+		CHECK_INT(put1(t, "r", "cf", "q", ts, "v"), SBX_OK);
+	CHECK_INT(put1(t, "d", "cf", "q", 1, "v"), SBX_OK);
+	CHECK_INT(del1(t, "d", SBX_CELL_DELETE_COLUMN, "cf", "q", 5), SBX_OK);
+	sbx_scan_opts so;
+	sbx_scan_opts_init(&so);
+	so.read.raw = true;
+	so.read.max_versions = 0;
+	CHECK_STR(scan_str(t, &so, true),
+		  "d/cf:q@5!DeleteColumn=;d/cf:q@1=v;|r/cf:q@3=v;r/cf:q@2=v;r/cf:q@1=v;");
+	CHECK_INT(sbx_table_flush(db, "t"), SBX_OK);
+	CHECK_INT(sbx_table_major_compact(db, "t"), SBX_OK);
+	CHECK_STR(scan_str(t, &so, true), "r/cf:q@3=v;");
+	teardown();
+}
+
+TEST_MAIN(T(test_sort_order), T(test_versions), T(test_delete_markers),
+	  T(test_delete_masks_later_put_quirk),
+	  T(test_major_compaction_changes_results_quirk),
+	  T(test_server_timestamps_increase), T(test_ttl_and_min_versions),
+	  T(test_keep_deleted_cells), T(test_increment_append),
+	  T(test_check_and_mutate), T(test_compaction_gc))

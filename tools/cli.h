@@ -1,0 +1,8 @@
+/* cli.h - the subcommands of the `saltbox` command, one file each. */
+#ifndef SBX_TOOLS_CLI_H
+#define SBX_TOOLS_CLI_H
+
+/* Each returns the process exit status. argv[0] is the subcommand name. */
+int cmd_shell(int argc, char **argv);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * main.c - the `saltbox` command: dispatches to one subcommand per file.
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct subcommand {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} subcommand;
+
+static const subcommand subcommands[] = {
+	{"shell", cmd_shell, "HBase-shell-compatible shell on an embedded store"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: saltbox <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
+		fprintf(out, "  %-10s %s\n", subcommands[i].name,
+			subcommands[i].summary);
+	fprintf(out, "\nRun 'saltbox <command> --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("saltbox 0.1.0\n");
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "saltbox: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
