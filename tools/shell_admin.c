@@ -1,0 +1,709 @@
+/*
+ * shell_admin.c - the shell's schema and maintenance commands: create,
+ * alter, describe, list, exists, enable/disable, drop, truncate, flush,
+ * major_compact, split, status and the namespace commands. Family
+ * attributes are read from HBase's hash syntax in one place (apply_attrs).
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "shell.h"
+
+#include "common/buf.h"
+
+#include <inttypes.h>
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Family attributes HBase has that Saltbox does not model: accepted with a
+ * note so HBase scripts run, never silently. */
+static const char *const ignored_family_attrs[] = {
+	"BLOCKCACHE", "REPLICATION_SCOPE", "CACHE_DATA_ON_WRITE",
+	"CACHE_INDEX_ON_WRITE", "CACHE_BLOOMS_ON_WRITE",
+	"EVICT_BLOCKS_ON_CLOSE", "PREFETCH_BLOCKS_ON_OPEN",
+	"COMPRESSION_COMPACT", "CONFIGURATION", "METADATA", "DFS_REPLICATION",
+	"STORAGE_POLICY", NULL};
+
+/* Table attributes likewise (pre-splits get their own note). */
+static const char *const ignored_table_attrs[] = {
+	"MAX_FILESIZE", "READONLY", "MEMSTORE_FLUSHSIZE", "DURABILITY",
+	"REGION_REPLICATION", "NORMALIZATION_ENABLED", "SPLIT_POLICY", "OWNER",
+	"METADATA", "CONFIGURATION", "PRIORITY", "COMPACTION_ENABLED",
+	"SPLIT_ENABLED", "MERGE_ENABLED", "FLUSH_POLICY", NULL};
+
+static const char *const split_attrs[] = {"SPLITS", "SPLITS_FILE",
+					  "NUMREGIONS", "SPLITALGO", NULL};
+
+static bool in_list(const char *const *list, const char *s)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+/* Match an attribute value against a library enum's names, any case. */
+static int enum_value(shell *sh, const sbx_shell_value *v, const char *attr,
+		      const char *(*name)(int), int count, int *out)
+{
+	const char *s;
+	if (shell_text(sh, v, attr, &s))
+		return -1;
+	char known[256] = "";
+	for (int i = 0; i < count; i++) {
+		if (!strcasecmp(s, name(i))) {
+			*out = i;
+			return 0;
+		}
+		strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
+		strncat(known, name(i), sizeof known - strlen(known) - 1);
+	}
+	return shell_fail(sh, "%s '%.64s' is not supported (use one of: %s)",
+			  attr, s, known);
+}
+
+static const char *bloom_name(int i)
+{
+	return sbx_bloom_name((sbx_bloom)i);
+}
+static const char *compression_name(int i)
+{
+	return sbx_compression_name((sbx_compression)i);
+}
+static const char *encoding_name(int i)
+{
+	return sbx_encoding_name((sbx_block_encoding)i);
+}
+
+static int keep_deleted_value(shell *sh, const sbx_shell_value *v,
+			      sbx_keep_deleted *out)
+{
+	if (v->type == SBX_SHV_STRING && !strcasecmp(v->str, "TTL")) {
+		*out = SBX_KEEP_DELETED_TTL;
+		return 0;
+	}
+	bool b;
+	if (shell_bool(sh, v, "KEEP_DELETED_CELLS", &b))
+		return shell_fail(sh, "KEEP_DELETED_CELLS must be true, false "
+				      "or 'TTL'");
+	*out = b ? SBX_KEEP_DELETED_TRUE : SBX_KEEP_DELETED_FALSE;
+	return 0;
+}
+
+static int ttl_value(shell *sh, const sbx_shell_value *v, int64_t *out)
+{
+	if (v->type == SBX_SHV_STRING && !strcasecmp(v->str, "FOREVER")) {
+		*out = SBX_TTL_FOREVER;
+		return 0;
+	}
+	return shell_int(sh, v, "TTL (seconds)", out);
+}
+
+/* One attribute of a family hash applied to *f; NAME/METHOD are handled
+ * by the callers. */
+static int apply_attr(shell *sh, const char *key, const sbx_shell_value *v,
+		      sbx_family_desc *f)
+{
+	int64_t n;
+	int e;
+	if (!strcmp(key, "VERSIONS") || !strcmp(key, "MIN_VERSIONS") ||
+	    !strcmp(key, "BLOCKSIZE")) {
+		if (shell_int(sh, v, key, &n))
+			return -1;
+		if (n < INT32_MIN || n > INT32_MAX)
+			return shell_fail(sh, "%s %" PRId64 " is out of range",
+					  key, n);
+		if (!strcmp(key, "VERSIONS"))
+			f->max_versions = (int)n;
+		else if (!strcmp(key, "MIN_VERSIONS"))
+			f->min_versions = (int)n;
+		else
+			f->block_size = (int)n;
+		return 0;
+	}
+	if (!strcmp(key, "TTL"))
+		return ttl_value(sh, v, &f->ttl_seconds);
+	if (!strcmp(key, "KEEP_DELETED_CELLS"))
+		return keep_deleted_value(sh, v, &f->keep_deleted_cells);
+	if (!strcmp(key, "IN_MEMORY"))
+		return shell_bool(sh, v, key, &f->in_memory);
+	if (!strcmp(key, "BLOOMFILTER")) {
+		if (enum_value(sh, v, key, bloom_name, SBX_BLOOM_ROWCOL + 1, &e))
+			return -1;
+		f->bloom_filter = (sbx_bloom)e;
+		return 0;
+	}
+	if (!strcmp(key, "COMPRESSION")) {
+		if (enum_value(sh, v, key, compression_name,
+			       SBX_COMPRESSION_ZSTD + 1, &e))
+			return -1;
+		f->compression = (sbx_compression)e;
+		return 0;
+	}
+	if (!strcmp(key, "DATA_BLOCK_ENCODING")) {
+		if (enum_value(sh, v, key, encoding_name,
+			       SBX_ENCODING_ROW_INDEX_V1 + 1, &e))
+			return -1;
+		f->data_block_encoding = (sbx_block_encoding)e;
+		return 0;
+	}
+	if (in_list(ignored_family_attrs, key)) {
+		fprintf(sh->out,
+			"NOTE: family attribute %s is not supported by "
+			"saltbox and was ignored\n",
+			key);
+		return 0;
+	}
+	return shell_fail(sh, "unknown column family attribute '%.64s'", key);
+}
+
+static int apply_attrs(shell *sh, const sbx_shell_value *hash,
+		       sbx_family_desc *f)
+{
+	for (size_t i = 0; i + 1 < hash->n; i += 2) {
+		const sbx_shell_value *k = &hash->items[i];
+		if (!sbx_shell_is_text(k))
+			return shell_fail(sh, "attribute names must be "
+					      "constants or strings");
+		if (!strcmp(k->str, "NAME") || !strcmp(k->str, "METHOD"))
+			continue;
+		if (apply_attr(sh, k->str, &hash->items[i + 1], f))
+			return -1;
+	}
+	return 0;
+}
+
+static int family_name(shell *sh, const sbx_shell_value *v, const char **out)
+{
+	if (shell_text(sh, v, "column family name", out))
+		return -1;
+	if (strlen(*out) > SBX_MAX_FAMILY_NAME)
+		return shell_fail(sh, "column family name '%.64s...' is longer "
+				      "than %d bytes",
+				  *out, SBX_MAX_FAMILY_NAME);
+	return 0;
+}
+
+static int new_family(shell *sh, const char *name, sbx_family_desc *f)
+{
+	int rc = sbx_family_desc_init(f, name);
+	return rc ? shell_lib_fail(sh, rc, NULL) : 0;
+}
+
+/* A table-level hash (no NAME): pre-splits and table attributes. */
+static int table_attrs(shell *sh, const sbx_shell_value *hash)
+{
+	for (size_t i = 0; i + 1 < hash->n; i += 2) {
+		const sbx_shell_value *k = &hash->items[i];
+		const sbx_shell_value *v = &hash->items[i + 1];
+		if (!sbx_shell_is_text(k))
+			return shell_fail(sh, "table attribute names must be "
+					      "constants or strings");
+		if (!strcmp(k->str, "SPLITS")) {
+			if (v->type != SBX_SHV_ARRAY)
+				return shell_fail(sh, "SPLITS must be an array "
+						      "of split keys");
+			for (size_t j = 0; j < v->n; j++) {
+				char num[24];
+				const char *s;
+				size_t len;
+				if (shell_bytes(sh, &v->items[j], "split key",
+						num, &s, &len))
+					return -1;
+			}
+			fprintf(sh->out,
+				"NOTE: %zu pre-split point(s) ignored: tables "
+				"have a single region until regions exist\n",
+				v->n);
+		} else if (in_list(split_attrs, k->str)) {
+			fprintf(sh->out,
+				"NOTE: %s ignored: tables have a single region "
+				"until regions exist\n",
+				k->str);
+		} else if (in_list(ignored_table_attrs, k->str)) {
+			fprintf(sh->out,
+				"NOTE: table attribute %s is not supported by "
+				"saltbox and was ignored\n",
+				k->str);
+		} else {
+			return shell_fail(sh, "unknown table attribute '%.64s'",
+					  k->str);
+		}
+	}
+	return 0;
+}
+
+int shell_cmd_create(shell *sh, const sbx_shell_cmd *c)
+{
+	const char *table;
+	if (shell_text(sh, &c->args[0], "table name", &table))
+		return -1;
+	sbx_family_desc *fams = calloc(c->nargs, sizeof *fams);
+	size_t nf = 0;
+	int ret = -1;
+	if (!fams)
+		return shell_fail(sh, "out of memory");
+	for (size_t i = 1; i < c->nargs; i++) {
+		const sbx_shell_value *a = &c->args[i];
+		const char *name;
+		if (a->type == SBX_SHV_HASH) {
+			const sbx_shell_value *nv = sbx_shell_hash_get(a, "NAME");
+			if (!nv) {
+				if (table_attrs(sh, a))
+					goto out;
+				continue;
+			}
+			if (family_name(sh, nv, &name) ||
+			    new_family(sh, name, &fams[nf]) ||
+			    apply_attrs(sh, a, &fams[nf]))
+				goto out;
+			nf++;
+		} else {
+			if (family_name(sh, a, &name) ||
+			    new_family(sh, name, &fams[nf]))
+				goto out;
+			nf++;
+		}
+	}
+	if (nf == 0) {
+		shell_fail(sh, "create needs at least one column family, e.g. "
+			       "create '%s', 'cf'",
+			   table);
+		goto out;
+	}
+	int rc = sbx_table_create(sh->db, table, fams, nf);
+	if (rc) {
+		shell_lib_fail(sh, rc, NULL);
+		goto out;
+	}
+	fprintf(sh->out, "Created table %s\n", table);
+	shell_set_ret(sh, "Hbase::Table - %s", table);
+	ret = 0;
+out:
+	free(fams);
+	return ret;
+}
+
+static void print_schema_update(shell *sh)
+{
+	fprintf(sh->out, "Updating all regions with the new schema...\n"
+			 "1/1 regions updated.\nDone.\n");
+}
+
+static int alter_delete(shell *sh, const char *table,
+			const sbx_shell_value *family)
+{
+	const char *name;
+	if (family_name(sh, family, &name))
+		return -1;
+	int rc = sbx_table_delete_family(sh->db, table, name);
+	if (rc)
+		return shell_lib_fail(sh, rc, NULL);
+	print_schema_update(sh);
+	return 0;
+}
+
+/* Add `name` (from defaults) or modify it starting from its current
+ * attributes, as HBase's alter does; `hash` may be NULL. */
+static int alter_family(shell *sh, const char *table,
+			const sbx_table_info *info, const char *name,
+			const sbx_shell_value *hash)
+{
+	sbx_family_desc f;
+	bool found = false;
+	for (size_t i = 0; i < info->nfamilies && !found; i++)
+		if (!strcmp(info->families[i].name, name)) {
+			f = info->families[i];
+			found = true;
+		}
+	if (!found && new_family(sh, name, &f))
+		return -1;
+	if (hash && apply_attrs(sh, hash, &f))
+		return -1;
+	int rc = sbx_table_alter_family(sh->db, table, &f);
+	if (rc)
+		return shell_lib_fail(sh, rc, NULL);
+	print_schema_update(sh);
+	return 0;
+}
+
+static int alter_one(shell *sh, const char *table, const sbx_shell_value *a)
+{
+	sbx_table_info *info = NULL;
+	int rc = sbx_table_describe(&info, sh->db, table);
+	if (rc)
+		return shell_lib_fail(sh, rc, NULL);
+	const char *name;
+	int ret = -1;
+	if (a->type != SBX_SHV_HASH) {
+		if (!family_name(sh, a, &name))
+			ret = alter_family(sh, table, info, name, NULL);
+		goto out;
+	}
+	const sbx_shell_value *nv = sbx_shell_hash_get(a, "NAME");
+	const sbx_shell_value *method = sbx_shell_hash_get(a, "METHOD");
+	const sbx_shell_value *del = sbx_shell_hash_get(a, "delete");
+	if (del && !nv) {
+		ret = alter_delete(sh, table, del);
+	} else if (nv && method) {
+		const char *m;
+		if (shell_text(sh, method, "METHOD", &m))
+			goto out;
+		if (strcmp(m, "delete")) {
+			shell_fail(sh, "alter: METHOD '%.64s' is not supported "
+				       "with NAME (use METHOD => 'delete')",
+				   m);
+			goto out;
+		}
+		ret = alter_delete(sh, table, nv);
+	} else if (nv) {
+		if (!family_name(sh, nv, &name))
+			ret = alter_family(sh, table, info, name, a);
+	} else {
+		ret = table_attrs(sh, a);
+	}
+out:
+	sbx_table_info_free(info);
+	return ret;
+}
+
+int shell_cmd_alter(shell *sh, const sbx_shell_cmd *c)
+{
+	const char *table;
+	if (shell_text(sh, &c->args[0], "table name", &table))
+		return -1;
+	if (c->nargs < 2)
+		return shell_fail(sh, "alter needs a change, e.g. alter '%s', "
+				      "NAME => 'cf', VERSIONS => 3",
+				  table);
+	for (size_t i = 1; i < c->nargs; i++)
+		if (alter_one(sh, table, &c->args[i]))
+			return -1;
+	return 0;
+}
+
+static void print_family(shell *sh, const sbx_family_desc *f)
+{
+	char ttl[96];
+	shell_format_ttl(ttl, sizeof ttl, f->ttl_seconds);
+	fprintf(sh->out,
+		"{NAME => '%s', BLOOMFILTER => '%s', IN_MEMORY => '%s', "
+		"VERSIONS => '%d', KEEP_DELETED_CELLS => '%s', "
+		"DATA_BLOCK_ENCODING => '%s', COMPRESSION => '%s', "
+		"TTL => '%s', MIN_VERSIONS => '%d', BLOCKSIZE => '%d'}\n",
+		f->name, sbx_bloom_name(f->bloom_filter),
+		f->in_memory ? "true" : "false", f->max_versions,
+		sbx_keep_deleted_name(f->keep_deleted_cells),
+		sbx_encoding_name(f->data_block_encoding),
+		sbx_compression_name(f->compression), ttl, f->min_versions,
+		f->block_size);
+}
+
+int shell_cmd_describe(shell *sh, const sbx_shell_cmd *c)
+{
+	const char *table;
+	sbx_table_info *info;
+	if (shell_text(sh, &c->args[0], "table name", &table))
+		return -1;
+	int rc = sbx_table_describe(&info, sh->db, table);
+	if (rc)
+		return shell_lib_fail(sh, rc, NULL);
+	fprintf(sh->out, "Table %s is %s\n%s\nCOLUMN FAMILIES DESCRIPTION\n",
+		info->name, info->enabled ? "ENABLED" : "DISABLED", info->name);
+	for (size_t i = 0; i < info->nfamilies; i++)
+		print_family(sh, &info->families[i]);
+	fprintf(sh->out, "%zu row(s)\n", info->nfamilies);
+	sbx_table_info_free(info);
+	return 0;
+}
+
+/* Keep the names fully matching `pattern` (Java's Pattern.matches). */
+static int filter_names(shell *sh, char **names, const sbx_shell_value *pat)
+{
+	const char *p;
+	if (!pat)
+		return 0;
+	if (shell_text(sh, pat, "name pattern", &p))
+		return -1;
+	int errcode;
+	PCRE2_SIZE erroff;
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)p, PCRE2_ZERO_TERMINATED,
+				       PCRE2_ANCHORED | PCRE2_ENDANCHORED,
+				       &errcode, &erroff, NULL);
+	if (!re) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(errcode, msg, sizeof msg);
+		return shell_fail(sh, "bad regular expression '%.64s' at %zu: "
+				      "%s",
+				  p, (size_t)erroff, (char *)msg);
+	}
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+	size_t keep = 0;
+	for (size_t i = 0; names[i]; i++) {
+		if (md && pcre2_match(re, (PCRE2_SPTR)names[i],
+				      PCRE2_ZERO_TERMINATED, 0, 0, md,
+				      NULL) >= 0)
+			names[keep++] = names[i];
+		else
+			free(names[i]);
+	}
+	names[keep] = NULL;
+	pcre2_match_data_free(md);
+	pcre2_code_free(re);
+	return 0;
+}
+
+/* HEADER, one name per line, "N row(s)", and => ["a", "b"]. */
+static void print_names(shell *sh, const char *header, char **names)
+{
+	size_t n = 0;
+	fprintf(sh->out, "%s\n", header);
+	sbx_buf_clear(&sh->ret);
+	int rc = sbx_buf_push(&sh->ret, '[');
+	for (; names[n]; n++) {
+		fprintf(sh->out, "%s\n", names[n]);
+		if (!rc && n)
+			rc = sbx_buf_append(&sh->ret, ", ", 2);
+		if (!rc)
+			rc = sbx_buf_push(&sh->ret, '"');
+		if (!rc)
+			rc = sbx_buf_append(&sh->ret, names[n],
+					    strlen(names[n]));
+		if (!rc)
+			rc = sbx_buf_push(&sh->ret, '"');
+	}
+	if (!rc)
+		rc = sbx_buf_append(&sh->ret, "]", 2);
+	sh->has_ret = rc == 0;
+	fprintf(sh->out, "%zu row(s)\n", n);
+}
+
+int shell_cmd_list(shell *sh, const sbx_shell_cmd *c)
+{
+	char **names;
+	int rc = sbx_table_list(&names, sh->db);
+	if (rc)
+		return shell_lib_fail(sh, rc, NULL);
+	if (filter_names(sh, names, c->nargs ? &c->args[0] : NULL)) {
+		sbx_strv_free(names);
+		return -1;
+	}
+	print_names(sh, "TABLE", names);
+	sbx_strv_free(names);
+	return 0;
+}
+
+int shell_cmd_exists(shell *sh, const sbx_shell_cmd *c)
+{
+	const char *table;
+	bool exists;
+	if (shell_text(sh, &c->args[0], "table name", &table))
+		return -1;
+	int rc = sbx_table_exists(sh->db, table, &exists);
+	if (rc)
+		return shell_lib_fail(sh, rc, NULL);
+	fprintf(sh->out, "Table %s does %sexist\n", table,
+		exists ? "" : "not ");
+	shell_set_ret(sh, "%s", exists ? "true" : "false");
+	return 0;
+}
+
+/* The commands that take one table name and call one library function. */
+static int table_op(shell *sh, const sbx_shell_cmd *c,
+		    int (*op)(sbx_db *, const char *))
+{
+	const char *table;
+	if (shell_text(sh, &c->args[0], "table name", &table))
+		return -1;
+	int rc = op(sh->db, table);
+	return rc ? shell_lib_fail(sh, rc, NULL) : 0;
+}
+
+int shell_cmd_disable(shell *sh, const sbx_shell_cmd *c)
+{
+	return table_op(sh, c, sbx_table_disable);
+}
+
+int shell_cmd_enable(shell *sh, const sbx_shell_cmd *c)
+{
+	return table_op(sh, c, sbx_table_enable);
+}
+
+int shell_cmd_drop(shell *sh, const sbx_shell_cmd *c)
+{
+	return table_op(sh, c, sbx_table_drop);
+}
+
+int shell_cmd_flush(shell *sh, const sbx_shell_cmd *c)
+{
+	return table_op(sh, c, sbx_table_flush);
+}
+
+int shell_cmd_major_compact(shell *sh, const sbx_shell_cmd *c)
+{
+	return table_op(sh, c, sbx_table_major_compact);
+}
+
+int shell_cmd_truncate(shell *sh, const sbx_shell_cmd *c)
+{
+	const char *table;
+	if (shell_text(sh, &c->args[0], "table name", &table))
+		return -1;
+	fprintf(sh->out, "Truncating '%s' table (it may take a while):\n",
+		table);
+	int rc = sbx_table_truncate(sh->db, table);
+	if (rc)
+		return shell_lib_fail(sh, rc, NULL);
+	fprintf(sh->out, "Truncating table...\n");
+	return 0;
+}
+
+static int enabled_query(shell *sh, const sbx_shell_cmd *c, bool want)
+{
+	const char *table;
+	bool enabled;
+	if (shell_text(sh, &c->args[0], "table name", &table))
+		return -1;
+	int rc = sbx_table_is_enabled(sh->db, table, &enabled);
+	if (rc)
+		return shell_lib_fail(sh, rc, NULL);
+	const char *answer = enabled == want ? "true" : "false";
+	fprintf(sh->out, "%s\n", answer);
+	shell_set_ret(sh, "%s", answer);
+	return 0;
+}
+
+int shell_cmd_is_enabled(shell *sh, const sbx_shell_cmd *c)
+{
+	return enabled_query(sh, c, true);
+}
+
+int shell_cmd_is_disabled(shell *sh, const sbx_shell_cmd *c)
+{
+	return enabled_query(sh, c, false);
+}
+
+int shell_cmd_split(shell *sh, const sbx_shell_cmd *c)
+{
+	(void)c;
+	return shell_fail(sh, "split is not available yet: every table is a "
+			      "single region until regions are implemented");
+}
+
+int shell_cmd_status(shell *sh, const sbx_shell_cmd *c)
+{
+	char **tables, **spaces;
+	if (c->nargs) {
+		const char *kind;
+		if (shell_text(sh, &c->args[0], "status format", &kind))
+			return -1;
+		if (strcmp(kind, "simple") && strcmp(kind, "summary") &&
+		    strcmp(kind, "detailed"))
+			return shell_fail(sh, "status format must be 'summary', "
+					      "'simple' or 'detailed'");
+	}
+	int rc = sbx_table_list(&tables, sh->db);
+	if (rc)
+		return shell_lib_fail(sh, rc, NULL);
+	if ((rc = sbx_namespace_list(&spaces, sh->db))) {
+		sbx_strv_free(tables);
+		return shell_lib_fail(sh, rc, NULL);
+	}
+	size_t nt = 0, nn = 0;
+	while (tables[nt])
+		nt++;
+	while (spaces[nn])
+		nn++;
+	fprintf(sh->out,
+		"1 active master, 0 backup masters, 1 servers, 0 dead, "
+		"%.4f average load\n",
+		(double)nt);
+	fprintf(sh->out, "embedded store at %s: %zu table(s) in %zu "
+			 "namespace(s), one region per table\n",
+		sh->data_dir, nt, nn);
+	sbx_strv_free(tables);
+	sbx_strv_free(spaces);
+	return 0;
+}
+
+static int namespace_arg(shell *sh, const sbx_shell_cmd *c, const char **ns)
+{
+	if (shell_text(sh, &c->args[0], "namespace name", ns))
+		return -1;
+	if (c->nargs > 1)
+		fprintf(sh->out, "NOTE: namespace properties are not "
+				 "supported by saltbox and were ignored\n");
+	return 0;
+}
+
+int shell_cmd_create_namespace(shell *sh, const sbx_shell_cmd *c)
+{
+	const char *ns;
+	if (namespace_arg(sh, c, &ns))
+		return -1;
+	int rc = sbx_namespace_create(sh->db, ns);
+	return rc ? shell_lib_fail(sh, rc, NULL) : 0;
+}
+
+int shell_cmd_drop_namespace(shell *sh, const sbx_shell_cmd *c)
+{
+	const char *ns;
+	if (shell_text(sh, &c->args[0], "namespace name", &ns))
+		return -1;
+	int rc = sbx_namespace_drop(sh->db, ns);
+	return rc ? shell_lib_fail(sh, rc, NULL) : 0;
+}
+
+int shell_cmd_list_namespace(shell *sh, const sbx_shell_cmd *c)
+{
+	char **names;
+	int rc = sbx_namespace_list(&names, sh->db);
+	if (rc)
+		return shell_lib_fail(sh, rc, NULL);
+	if (filter_names(sh, names, c->nargs ? &c->args[0] : NULL)) {
+		sbx_strv_free(names);
+		return -1;
+	}
+	print_names(sh, "NAMESPACE", names);
+	sbx_strv_free(names);
+	return 0;
+}
+
+int shell_cmd_list_namespace_tables(shell *sh, const sbx_shell_cmd *c)
+{
+	const char *ns;
+	char **spaces, **tables;
+	if (shell_text(sh, &c->args[0], "namespace name", &ns))
+		return -1;
+	int rc = sbx_namespace_list(&spaces, sh->db);
+	if (rc)
+		return shell_lib_fail(sh, rc, NULL);
+	bool found = false;
+	for (size_t i = 0; spaces[i]; i++)
+		found = found || !strcmp(spaces[i], ns);
+	sbx_strv_free(spaces);
+	if (!found)
+		return shell_fail(sh, "namespace '%s' does not exist", ns);
+	if ((rc = sbx_table_list(&tables, sh->db)))
+		return shell_lib_fail(sh, rc, NULL);
+	size_t keep = 0, nslen = strlen(ns);
+	bool is_default = !strcmp(ns, "default");
+	for (size_t i = 0; tables[i]; i++) {
+		char *t = tables[i];
+		char *colon = strchr(t, ':');
+		bool mine = is_default ? !colon
+				       : (colon && (size_t)(colon - t) == nslen &&
+					  !strncmp(t, ns, nslen));
+		if (mine) {
+			if (colon)
+				memmove(t, colon + 1, strlen(colon + 1) + 1);
+			tables[keep++] = t;
+		} else {
+			free(t);
+		}
+	}
+	tables[keep] = NULL;
+	print_names(sh, "TABLE", tables);
+	sbx_strv_free(tables);
+	return 0;
+}
