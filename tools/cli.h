@@ -4,5 +4,6 @@
 
 /* Each returns the process exit status. argv[0] is the subcommand name. */
 int cmd_shell(int argc, char **argv);
+int cmd_key(int argc, char **argv);
 
 #endif

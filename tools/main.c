@@ -14,6 +14,7 @@ typedef struct subcommand {
 
 static const subcommand subcommands[] = {
 	{"shell", cmd_shell, "HBase-shell-compatible shell on an embedded store"},
+	{"key", cmd_key, "row-key designs: explain, encode, decode, lint, plan"},
 };
 
 static void usage(FILE *out)

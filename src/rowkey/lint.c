@@ -147,8 +147,8 @@ static void rule_monotonic(linter *l)
 			report(l, "monotonic-leading-field",
 			       "the key starts with '%s' (%s), which %s: every "
 			       "new row lands in the last region, a write "
-			       "hotspot. Put a well-spread field first "
-			       "(user_id:%s), or a salt or hash prefix",
+			       "hotspot. Put a well-spread field before it "
+			       "(e.g. user_id + %s), or a salt or hash prefix",
 			       e->name, e->type_text,
 			       e->type == KT_RTS64 || e->type == KT_RTSDEC
 				       ? "only ever decreases"
