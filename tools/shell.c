@@ -231,6 +231,7 @@ static int run_statement(shell *sh, const char *text, size_t len)
 {
 	sbx_shell_cmd c;
 	size_t pos = 0;
+	sh->err_line = 0;
 	char msg[512];
 	int rc = sbx_shell_parse(&c, text, len, &pos, msg, sizeof msg);
 	if (rc == SBX_SHELL_EMPTY)
@@ -243,6 +244,8 @@ static int run_statement(shell *sh, const char *text, size_t len)
 		size_t line_start = pos;
 		while (line_start > 0 && text[line_start - 1] != '\n')
 			line_start--;
+		for (size_t i = 0; i < line_start; i++)
+			sh->err_line += text[i] == '\n';
 		return shell_fail(sh, "syntax error at column %zu: %s",
 				  pos - line_start + 1, msg);
 	}
@@ -355,7 +358,7 @@ static int script_loop(shell *sh, FILE *in, const char *name)
 	if (status) {
 		fflush(sh->out);
 		fprintf(stderr, "ERROR: %s (line %zu)\n", sh->err,
-			start_line ? start_line : lineno);
+			start_line ? start_line + sh->err_line : lineno);
 	}
 	free(line);
 	free(stmt.data);

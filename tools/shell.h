@@ -21,6 +21,7 @@ typedef struct shell {
 	sbx_buf ret;      /* "=> ..." line printed after the timing line */
 	bool has_ret;
 	bool quit;        /* exit / quit was run */
+	size_t err_line;  /* lines into the statement the error is on */
 } shell;
 
 typedef int (*shell_handler)(shell *sh, const sbx_shell_cmd *c);

@@ -573,6 +573,9 @@ static int parse_value(parser *p, sbx_shell_value *v)
 		p->depth--;
 		return rc;
 	}
+	if (c == ';')
+		return fail(p, p->i,
+			    "';' is not supported: write one command per line");
 	return fail(p, p->i, "expected a value, got %s",
 		    describe_char(p, buf, sizeof buf));
 }

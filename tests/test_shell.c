@@ -1,0 +1,749 @@
+/*
+ * test_shell.c - `saltbox shell`: the line parser (quoting, Ruby escapes,
+ * numbers, hashes, arrays, incomplete input, errors with positions) and
+ * end-to-end scripts run through the real binary (path in SBX_SALTBOX),
+ * comparing its output, exit status and failing line with written-out text.
+ */
+#include "check.h"
+
+#include "common/buf.h"
+#include "shell/parse.h"
+
+#include <sys/wait.h>
+
+/* ---- parser ----------------------------------------------------------------- */
+
+static sbx_shell_cmd cmd;
+static char err[256];
+static size_t err_pos;
+
+static int parse(const char *text)
+{
+	sbx_shell_cmd_free(&cmd);
+	return sbx_shell_parse(&cmd, text, strlen(text), &err_pos, err,
+			       sizeof err);
+}
+
+static void test_parse_basic(void)
+{
+	REQUIRE(parse("put 't1', 'r1', 'cf:a', 'v1'") == SBX_OK);
+	CHECK_STR(cmd.name, "put");
+	CHECK_INT(cmd.nargs, 4);
+	CHECK_INT(cmd.args[0].type, SBX_SHV_STRING);
+	CHECK_STR(cmd.args[2].str, "cf:a");
+	CHECK_STR(cmd.args[3].str, "v1");
+
+	REQUIRE(parse("  get('t', \"r\")  # trailing comment") == SBX_OK);
+	CHECK_STR(cmd.name, "get");
+	CHECK_INT(cmd.nargs, 2);
+	CHECK_STR(cmd.args[1].str, "r");
+
+	REQUIRE(parse("list") == SBX_OK);
+	CHECK_STR(cmd.name, "list");
+	CHECK_INT(cmd.nargs, 0);
+	REQUIRE(parse("list()") == SBX_OK);
+	CHECK_INT(cmd.nargs, 0);
+
+	CHECK_INT(parse(""), SBX_SHELL_EMPTY);
+	CHECK_INT(parse("   \t "), SBX_SHELL_EMPTY);
+	CHECK_INT(parse("# just a comment"), SBX_SHELL_EMPTY);
+}
+
+static void test_parse_quoting(void)
+{
+	/* Single quotes are literal except \\ and \'. */
+	REQUIRE(parse("x 'a\\x00b', 'it\\'s', 'a\\\\b', 'q\"q'") == SBX_OK);
+	CHECK_MEM(cmd.args[0].str, cmd.args[0].len, "a\\x00b");
+	CHECK_STR(cmd.args[1].str, "it's");
+	CHECK_STR(cmd.args[2].str, "a\\b");
+	CHECK_STR(cmd.args[3].str, "q\"q");
+
+	/* Double quotes read Ruby's escapes. */
+	REQUIRE(parse("x \"a\\x00b\\xff\\x5C\", \"\\t\\n\\e\\s\", \"\\101\\0\"") ==
+		SBX_OK);
+	CHECK_INT(cmd.args[0].len, 5);
+	CHECK(!memcmp(cmd.args[0].str, "a\0b\xff\\", 5));
+	CHECK_MEM(cmd.args[1].str, cmd.args[1].len, "\t\n\x1b ");
+	CHECK_INT(cmd.args[2].len, 2);
+	CHECK(!memcmp(cmd.args[2].str, "A\0", 2));
+
+	REQUIRE(parse("x \"\\u00e9\\u{1F600}\", \"\\q\\\"\\#{x}\", \"\\xA\"") ==
+		SBX_OK);
+	CHECK_MEM(cmd.args[0].str, cmd.args[0].len,
+		  "\xc3\xa9\xf0\x9f\x98\x80");
+	CHECK_STR(cmd.args[1].str, "q\"#{x}");
+	CHECK_MEM(cmd.args[2].str, cmd.args[2].len, "\n");
+
+	CHECK_INT(parse("x \"\\xZZ\""), SBX_EPARSE);
+	CHECK_STR(err, "invalid hex escape: expected a hex digit after \\x");
+	CHECK_INT(err_pos, 3);
+	CHECK_INT(parse("x \"\\u12\""), SBX_EPARSE);
+	CHECK_INT(parse("x \"\\uD800\""), SBX_EPARSE);
+	CHECK_INT(parse("x \"a#{b}\""), SBX_EPARSE);
+	CHECK_INT(err_pos, 4);
+}
+
+static void test_parse_numbers(void)
+{
+	REQUIRE(parse("x 42, -7, 0x1F, 1_000, 010, 0b101, +3") == SBX_OK);
+	CHECK_INT(cmd.nargs, 7);
+	CHECK_INT(cmd.args[0].num, 42);
+	CHECK_INT(cmd.args[1].num, -7);
+	CHECK_INT(cmd.args[2].num, 31);
+	CHECK_INT(cmd.args[3].num, 1000);
+	CHECK_INT(cmd.args[4].num, 8); /* Ruby: leading 0 is octal */
+	CHECK_INT(cmd.args[5].num, 5);
+	CHECK_INT(cmd.args[6].num, 3);
+	REQUIRE(parse("x 9223372036854775807, -9223372036854775808") == SBX_OK);
+	CHECK(cmd.args[0].num == INT64_MAX);
+	CHECK(cmd.args[1].num == INT64_MIN);
+
+	CHECK_INT(parse("x 9223372036854775808"), SBX_EPARSE);
+	CHECK_STR(err, "integer out of range (64-bit signed)");
+	CHECK_INT(parse("x 1.5"), SBX_EPARSE);
+	CHECK_STR(err, "floating-point numbers are not supported here");
+	CHECK_INT(parse("x 09"), SBX_EPARSE);
+	CHECK_INT(parse("x 12abc"), SBX_EPARSE);
+	CHECK_INT(err_pos, 4);
+}
+
+static void test_parse_hashes_arrays(void)
+{
+	REQUIRE(parse("create 't', {NAME => 'cf', VERSIONS => 3, "
+		      "IN_MEMORY => true}, {NAME=>'cf2',}") == SBX_OK);
+	CHECK_INT(cmd.nargs, 3);
+	const sbx_shell_value *h = &cmd.args[1];
+	CHECK_INT(h->type, SBX_SHV_HASH);
+	CHECK_INT(h->n, 6);
+	CHECK_STR(sbx_shell_hash_get(h, "NAME")->str, "cf");
+	CHECK_INT(sbx_shell_hash_get(h, "VERSIONS")->num, 3);
+	CHECK_INT(sbx_shell_hash_get(h, "IN_MEMORY")->type, SBX_SHV_BOOL);
+	CHECK(sbx_shell_hash_get(h, "TTL") == NULL);
+	CHECK_STR(sbx_shell_hash_get(&cmd.args[2], "NAME")->str, "cf2");
+
+	/* A brace-less trailing hash, as Ruby allows. */
+	REQUIRE(parse("create 't', 'cf', SPLITS => ['a', \"b\",], "
+		      "'OWNER' => nil") == SBX_OK);
+	CHECK_INT(cmd.nargs, 3);
+	h = &cmd.args[2];
+	CHECK_INT(h->type, SBX_SHV_HASH);
+	const sbx_shell_value *splits = sbx_shell_hash_get(h, "SPLITS");
+	REQUIRE(splits && splits->type == SBX_SHV_ARRAY);
+	CHECK_INT(splits->n, 2);
+	CHECK_STR(splits->items[1].str, "b");
+	CHECK_INT(sbx_shell_hash_get(h, "OWNER")->type, SBX_SHV_NIL);
+
+	REQUIRE(parse("x [[1, [2]], {}, []]") == SBX_OK);
+	CHECK_INT(cmd.args[0].n, 3);
+	CHECK_INT(cmd.args[0].items[0].items[1].items[0].num, 2);
+	CHECK_INT(cmd.args[0].items[1].type, SBX_SHV_HASH);
+
+	/* Multi-line statement joined by the reader. */
+	REQUIRE(parse("scan 't',\n  {LIMIT => 2,\n   REVERSED => true}") ==
+		SBX_OK);
+	CHECK_INT(sbx_shell_hash_get(&cmd.args[1], "LIMIT")->num, 2);
+}
+
+static void test_parse_incomplete(void)
+{
+	CHECK_INT(parse("put 't',"), SBX_SHELL_INCOMPLETE);
+	CHECK_INT(parse("put 't', 'abc"), SBX_SHELL_INCOMPLETE);
+	CHECK_INT(parse("put 't', \"abc\\"), SBX_SHELL_INCOMPLETE);
+	CHECK_INT(parse("scan 't', {LIMIT => 1"), SBX_SHELL_INCOMPLETE);
+	CHECK_INT(parse("scan 't', {LIMIT =>"), SBX_SHELL_INCOMPLETE);
+	CHECK_INT(parse("scan 't', {COLUMNS => ['a',"), SBX_SHELL_INCOMPLETE);
+	CHECK_INT(parse("get('t', 'r'"), SBX_SHELL_INCOMPLETE);
+	CHECK_INT(parse("create 't', NAME =>"), SBX_SHELL_INCOMPLETE);
+	CHECK(cmd.name == NULL && cmd.nargs == 0);
+}
+
+static void test_parse_errors(void)
+{
+	CHECK_INT(parse("put 't' 'r'"), SBX_EPARSE);
+	CHECK_STR(err, "expected ',' between arguments, got '''");
+	CHECK_INT(err_pos, 8);
+	CHECK_INT(parse("get 't', r1"), SBX_EPARSE);
+	CHECK_STR(err, "unknown name 'r1' (strings need quotes: 'r1')");
+	CHECK_INT(err_pos, 9);
+	CHECK_INT(parse("scan 't', {LIMIT 10}"), SBX_EPARSE);
+	CHECK_STR(err, "expected '=>' after hash key, got '1'");
+	CHECK_INT(parse("scan 't', {LIMIT => 1 2}"), SBX_EPARSE);
+	CHECK_STR(err, "expected ',' or '}' in hash, got '2'");
+	CHECK_INT(parse("list; list"), SBX_EPARSE);
+	CHECK_STR(err, "';' is not supported: write one command per line");
+	CHECK_INT(parse("'t'"), SBX_EPARSE);
+	CHECK_STR(err, "expected a command name, got '''");
+	CHECK_INT(parse("get('t') x"), SBX_EPARSE);
+	CHECK_INT(parse("scan 't', {FILTER => org.apache.Foo}"), SBX_EPARSE);
+	CHECK_INT(parse("scan 't', FILTER => Java::Foo"), SBX_EPARSE);
+	CHECK_INT(parse("x 'a' => 1, 'b', 'c'"), SBX_EPARSE);
+	CHECK_STR(err, "expected '=>' after hash key, got ','");
+	CHECK_INT(parse("x \x01"), SBX_EPARSE);
+	CHECK_STR(err, "expected a value, got byte \\x01");
+
+	/* Nesting is bounded. */
+	char deep[200] = "x ";
+	for (int i = 0; i < 40; i++)
+		strcat(deep, "[");
+	CHECK_INT(parse(deep), SBX_EPARSE);
+	CHECK_STR(err, "nesting deeper than 32 levels");
+	sbx_shell_cmd_free(&cmd);
+}
+
+static void test_binary_format(void)
+{
+	sbx_buf b = {0};
+	REQUIRE(sbx_shell_append_binary(&b, "a b~\\\x00\x7f\xff\n", 9) == 0);
+	CHECK_MEM(b.data, b.len, "a b~\\x5C\\x00\\x7F\\xFF\\x0A");
+	sbx_buf_free(&b);
+}
+
+/* ---- end to end through the binary ----------------------------------------- */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return strdup("");
+	sbx_buf b = {0};
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		sbx_buf_append(&b, chunk, n);
+	sbx_buf_push(&b, 0);
+	fclose(f);
+	return (char *)b.data;
+}
+
+/* Drop the variable "Took N seconds" lines. */
+static char *without_timing(char *s)
+{
+	char *w = s;
+	for (char *line = s; *line;) {
+		char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line + 1) : strlen(line);
+		if (strncmp(line, "Took ", 5)) {
+			memmove(w, line, len);
+			w += len;
+		}
+		line += len;
+	}
+	*w = 0;
+	return s;
+}
+
+typedef struct run {
+	int status;
+	char *out;
+	char *err;
+} run;
+
+static char data_dir[4096];
+
+static void fresh_dir(const char *name)
+{
+	snprintf(data_dir, sizeof data_dir, "%s", test_dir(name));
+}
+
+/* Run `saltbox shell --data <data_dir> [extra]` with `script` on stdin. */
+static run run_shell_args(const char *script, const char *extra)
+{
+	run r = {-1, NULL, NULL};
+	const char *bin = getenv("SBX_SALTBOX");
+	char in[4200], out[4200], errf[4200];
+	snprintf(in, sizeof in, "%s.in", data_dir);
+	snprintf(out, sizeof out, "%s.out", data_dir);
+	snprintf(errf, sizeof errf, "%s.err", data_dir);
+	FILE *f = fopen(in, "w");
+	if (!bin || !f) {
+		if (f)
+			fclose(f);
+		fprintf(stderr, "SBX_SALTBOX not set or %s not writable\n", in);
+		r.out = strdup("");
+		r.err = strdup("");
+		return r;
+	}
+	fputs(script, f);
+	fclose(f);
+	const char *fmt = "'%s' shell --data '%s' %s < '%s' > '%s' 2> '%s'";
+	int len = snprintf(NULL, 0, fmt, bin, data_dir, extra ? extra : "", in,
+			   out, errf);
+	char *cmdline = malloc((size_t)len + 1);
+	if (!cmdline)
+		abort();
+	snprintf(cmdline, (size_t)len + 1, fmt, bin, data_dir,
+		 extra ? extra : "", in, out, errf);
+	int st = system(cmdline);
+	free(cmdline);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	r.out = without_timing(slurp(out));
+	r.err = slurp(errf);
+	return r;
+}
+
+static run run_shell(const char *script)
+{
+	return run_shell_args(script, NULL);
+}
+
+static void run_free(run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static void test_e2e_create_put_get_scan(void)
+{
+	fresh_dir("shell_basic");
+	run r = run_shell(
+		"create 't1', 'cf'\n"
+		"put 't1', 'r1', 'cf:a', 'v1', 1700000000000\n"
+		"put 't1', 'r2', 'cf:b', 'v2', 1700000000001\n"
+		"put 't1', 'r1', 'cf:c', 42, 1700000000002\n"
+		"get 't1', 'r1'\n"
+		"scan 't1'\n"
+		"get 't1', 'nope'\n"
+		"count 't1'\n"
+		"list\n"
+		"exists 't1'\n"
+		"exists 'zz'\n"
+		"exit\n"
+		"put 't1', 'never', 'cf:a', 'x'\n");
+	CHECK_INT(r.status, 0);
+	CHECK_STR(r.err, "");
+	CHECK_STR(r.out,
+		  "Created table t1\n"
+		  "=> Hbase::Table - t1\n"
+		  "COLUMN                                   CELL\n"
+		  " cf:a                                    timestamp=1700000000000, value=v1\n"
+		  " cf:c                                    timestamp=1700000000002, value=42\n"
+		  "1 row(s)\n"
+		  "ROW                                      COLUMN+CELL\n"
+		  " r1                                      column=cf:a, timestamp=1700000000000, value=v1\n"
+		  " r1                                      column=cf:c, timestamp=1700000000002, value=42\n"
+		  " r2                                      column=cf:b, timestamp=1700000000001, value=v2\n"
+		  "2 row(s)\n"
+		  "COLUMN                                   CELL\n"
+		  "0 row(s)\n"
+		  "2 row(s)\n"
+		  "=> 2\n"
+		  "TABLE\n"
+		  "t1\n"
+		  "1 row(s)\n"
+		  "=> [\"t1\"]\n"
+		  "Table t1 does exist\n"
+		  "=> true\n"
+		  "Table zz does not exist\n"
+		  "=> false\n");
+	run_free(&r);
+}
+
+static void test_e2e_timing_line(void)
+{
+	fresh_dir("shell_timing");
+	char out[4200];
+	run r = run_shell("list\n");
+	CHECK_INT(r.status, 0);
+	run_free(&r);
+	snprintf(out, sizeof out, "%s.out", data_dir);
+	char *raw = slurp(out);
+	/* "Took 0.0001 seconds" after the list output. */
+	char *took = strstr(raw, "\nTook 0.");
+	CHECK(took != NULL);
+	CHECK(took && strstr(took, " seconds\n=> []\n") != NULL);
+	free(raw);
+}
+
+static void test_e2e_binary_keys(void)
+{
+	fresh_dir("shell_binary");
+	run r = run_shell("create 't', 'cf'\n"
+			  "put 't', \"k\\x00\\xff\", 'cf:q\\x01', \"v\\\\\\n\", 5\n"
+			  "put 't', 'lit\\x00', 'cf:q', 'x', 6\n"
+			  "scan 't'\n"
+			  "get 't', \"k\\x00\\xFF\"\n");
+	CHECK_INT(r.status, 0);
+	CHECK_STR(r.out,
+		  "Created table t\n"
+		  "=> Hbase::Table - t\n"
+		  "ROW                                      COLUMN+CELL\n"
+		  " k\\x00\\xFF                               column=cf:q\\x5Cx01, timestamp=5, value=v\\x5C\\x0A\n"
+		  " lit\\x5Cx00                              column=cf:q, timestamp=6, value=x\n"
+		  "2 row(s)\n"
+		  "COLUMN                                   CELL\n"
+		  " cf:q\\x5Cx01                             timestamp=5, value=v\\x5C\\x0A\n"
+		  "1 row(s)\n");
+	run_free(&r);
+}
+
+static void test_e2e_delete_is_delete_column(void)
+{
+	fresh_dir("shell_delete");
+	run r = run_shell(
+		"create 't', {NAME => 'cf', VERSIONS => 5}\n"
+		"put 't', 'r', 'cf:a', 'one', 10\n"
+		"put 't', 'r', 'cf:a', 'two', 20\n"
+		"put 't', 'r', 'cf:a', 'three', 30\n"
+		"put 't', 'r', 'cf:b', 'b', 10\n"
+		"delete 't', 'r', 'cf:a', 20\n"
+		"get 't', 'r', {COLUMN => 'cf:a', VERSIONS => 5}\n"
+		"scan 't', {RAW => true, VERSIONS => 5, COLUMNS => 'cf'}\n"
+		"deleteall 't', 'r'\n"
+		"scan 't'\n");
+	CHECK_INT(r.status, 0);
+	CHECK_STR(r.err, "");
+	CHECK_STR(r.out,
+		  "Created table t\n"
+		  "=> Hbase::Table - t\n"
+		  "COLUMN                                   CELL\n"
+		  " cf:a                                    timestamp=30, value=three\n"
+		  "1 row(s)\n"
+		  "ROW                                      COLUMN+CELL\n"
+		  " r                                       column=cf:a, timestamp=30, value=three\n"
+		  " r                                       column=cf:a, timestamp=20, type=DeleteColumn\n"
+		  " r                                       column=cf:a, timestamp=20, value=two\n"
+		  " r                                       column=cf:a, timestamp=10, value=one\n"
+		  " r                                       column=cf:b, timestamp=10, value=b\n"
+		  "1 row(s)\n"
+		  "ROW                                      COLUMN+CELL\n"
+		  "0 row(s)\n");
+	run_free(&r);
+}
+
+static void test_e2e_scan_options(void)
+{
+	fresh_dir("shell_scan");
+	run r = run_shell(
+		"create 't', 'cf', 'cf2'\n"
+		"put 't', 'a', 'cf:q', '1', 1\n"
+		"put 't', 'b', 'cf:q', '2', 1\n"
+		"put 't', 'b', 'cf2:z', 'z', 1\n"
+		"put 't', 'c1', 'cf:q', '3', 1\n"
+		"put 't', 'c2', 'cf:q', '4', 1\n"
+		"put 't', 'd', 'cf:q', '5', 1\n"
+		"scan 't', {STARTROW => 'b', STOPROW => 'd', COLUMNS => ['cf2']}\n"
+		"scan 't', {REVERSED => true, LIMIT => 2}\n"
+		"scan 't', {ROWPREFIXFILTER => 'c'}\n"
+		"scan 't', {FILTER => \"PrefixFilter('c2')\"}\n"
+		"count 't', {INTERVAL => 2}\n");
+	CHECK_INT(r.status, 0);
+	CHECK_STR(r.err, "");
+	CHECK_STR(r.out,
+		  "Created table t\n"
+		  "=> Hbase::Table - t\n"
+		  "ROW                                      COLUMN+CELL\n"
+		  " b                                       column=cf2:z, timestamp=1, value=z\n"
+		  "1 row(s)\n"
+		  "ROW                                      COLUMN+CELL\n"
+		  " d                                       column=cf:q, timestamp=1, value=5\n"
+		  " c2                                      column=cf:q, timestamp=1, value=4\n"
+		  "2 row(s)\n"
+		  "ROW                                      COLUMN+CELL\n"
+		  " c1                                      column=cf:q, timestamp=1, value=3\n"
+		  " c2                                      column=cf:q, timestamp=1, value=4\n"
+		  "2 row(s)\n"
+		  "ROW                                      COLUMN+CELL\n"
+		  " c2                                      column=cf:q, timestamp=1, value=4\n"
+		  "1 row(s)\n"
+		  "Current count: 2, row: b\n"
+		  "Current count: 4, row: c2\n"
+		  "5 row(s)\n"
+		  "=> 5\n");
+	run_free(&r);
+}
+
+static void test_e2e_get_options(void)
+{
+	fresh_dir("shell_get");
+	run r = run_shell(
+		"create 't', {NAME => 'cf', VERSIONS => 3}\n"
+		"put 't', 'r', 'cf:a', 'a1', 100\n"
+		"put 't', 'r', 'cf:a', 'a2', 200\n"
+		"put 't', 'r', 'cf:b', 'b1', 150\n"
+		"get 't', 'r', {VERSIONS => 3}\n"
+		"get 't', 'r', {COLUMN => 'cf:a', TIMESTAMP => 100}\n"
+		"get 't', 'r', {TIMERANGE => [100, 200], VERSIONS => 3}\n"
+		"get 't', 'r', 'cf:b', 'cf:a'\n"
+		"get 't', 'r', {FILTER => \"ValueFilter(=, 'binary:b1')\"}\n");
+	CHECK_INT(r.status, 0);
+	CHECK_STR(r.err, "");
+	CHECK_STR(r.out,
+		  "Created table t\n"
+		  "=> Hbase::Table - t\n"
+		  "COLUMN                                   CELL\n"
+		  " cf:a                                    timestamp=200, value=a2\n"
+		  " cf:a                                    timestamp=100, value=a1\n"
+		  " cf:b                                    timestamp=150, value=b1\n"
+		  "1 row(s)\n"
+		  "COLUMN                                   CELL\n"
+		  " cf:a                                    timestamp=100, value=a1\n"
+		  "1 row(s)\n"
+		  "COLUMN                                   CELL\n"
+		  " cf:a                                    timestamp=100, value=a1\n"
+		  " cf:b                                    timestamp=150, value=b1\n"
+		  "1 row(s)\n"
+		  "COLUMN                                   CELL\n"
+		  " cf:a                                    timestamp=200, value=a2\n"
+		  " cf:b                                    timestamp=150, value=b1\n"
+		  "1 row(s)\n"
+		  "COLUMN                                   CELL\n"
+		  " cf:b                                    timestamp=150, value=b1\n"
+		  "1 row(s)\n");
+	run_free(&r);
+}
+
+static void test_e2e_schema(void)
+{
+	fresh_dir("shell_schema");
+	run r = run_shell(
+		"create 't', {NAME => 'cf', VERSIONS => 3, TTL => 60, "
+		"BLOOMFILTER => 'ROWCOL', COMPRESSION => 'zstd', "
+		"KEEP_DELETED_CELLS => true, IN_MEMORY => 'true'}, "
+		"SPLITS => ['m']\n"
+		"alter 't', NAME => 'cf', VERSIONS => 5\n"
+		"alter 't', 'cf2'\n"
+		"describe 't'\n"
+		"alter 't', NAME => 'cf2', METHOD => 'delete'\n"
+		"disable 't'\n"
+		"is_disabled 't'\n"
+		"describe 't'\n"
+		"enable 't'\n"
+		"truncate 't'\n");
+	CHECK_INT(r.status, 0);
+	CHECK_STR(r.err, "");
+	CHECK_STR(r.out,
+		  "NOTE: 1 pre-split point(s) ignored: tables have a single "
+		  "region until regions exist\n"
+		  "Created table t\n"
+		  "=> Hbase::Table - t\n"
+		  "Updating all regions with the new schema...\n"
+		  "1/1 regions updated.\n"
+		  "Done.\n"
+		  "Updating all regions with the new schema...\n"
+		  "1/1 regions updated.\n"
+		  "Done.\n"
+		  "Table t is ENABLED\n"
+		  "t\n"
+		  "COLUMN FAMILIES DESCRIPTION\n"
+		  "{NAME => 'cf', BLOOMFILTER => 'ROWCOL', IN_MEMORY => 'true', "
+		  "VERSIONS => '5', KEEP_DELETED_CELLS => 'TRUE', "
+		  "DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'ZSTD', "
+		  "TTL => '60 SECONDS (1 MINUTE)', MIN_VERSIONS => '0', "
+		  "BLOCKSIZE => '65536'}\n"
+		  "{NAME => 'cf2', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', "
+		  "VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', "
+		  "DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'NONE', "
+		  "TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKSIZE => '65536'}\n"
+		  "2 row(s)\n"
+		  "Updating all regions with the new schema...\n"
+		  "1/1 regions updated.\n"
+		  "Done.\n"
+		  "true\n"
+		  "=> true\n"
+		  "Table t is DISABLED\n"
+		  "t\n"
+		  "COLUMN FAMILIES DESCRIPTION\n"
+		  "{NAME => 'cf', BLOOMFILTER => 'ROWCOL', IN_MEMORY => 'true', "
+		  "VERSIONS => '5', KEEP_DELETED_CELLS => 'TRUE', "
+		  "DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'ZSTD', "
+		  "TTL => '60 SECONDS (1 MINUTE)', MIN_VERSIONS => '0', "
+		  "BLOCKSIZE => '65536'}\n"
+		  "1 row(s)\n"
+		  "Truncating 't' table (it may take a while):\n"
+		  "Truncating table...\n");
+	run_free(&r);
+}
+
+static void test_e2e_namespaces(void)
+{
+	fresh_dir("shell_ns");
+	run r = run_shell("create_namespace 'ns1'\n"
+			  "create 'ns1:t', 'cf'\n"
+			  "create 'plain', 'cf'\n"
+			  "list_namespace\n"
+			  "list_namespace_tables 'ns1'\n"
+			  "list 'ns1:.*'\n"
+			  "drop_namespace 'ns1'\n");
+	CHECK_INT(r.status, 1);
+	CHECK_STR(r.out, "Created table ns1:t\n"
+			 "=> Hbase::Table - ns1:t\n"
+			 "Created table plain\n"
+			 "=> Hbase::Table - plain\n"
+			 "NAMESPACE\n"
+			 "default\n"
+			 "hbase\n"
+			 "ns1\n"
+			 "3 row(s)\n"
+			 "=> [\"default\", \"hbase\", \"ns1\"]\n"
+			 "TABLE\n"
+			 "t\n"
+			 "1 row(s)\n"
+			 "=> [\"t\"]\n"
+			 "TABLE\n"
+			 "ns1:t\n"
+			 "1 row(s)\n"
+			 "=> [\"ns1:t\"]\n");
+	CHECK(strstr(r.err, "ERROR: ") == r.err);
+	CHECK(strstr(r.err, "(line 7)\n") != NULL);
+	run_free(&r);
+}
+
+static void test_e2e_counters(void)
+{
+	fresh_dir("shell_counters");
+	run r = run_shell("create 't', 'cf'\n"
+			  "incr 't', 'r', 'cf:n'\n"
+			  "incr 't', 'r', 'cf:n', 41\n"
+			  "incr 't', 'r', 'cf:n', -2\n"
+			  "get_counter 't', 'r', 'cf:n'\n"
+			  "get_counter 't', 'r', 'cf:none'\n"
+			  "append 't', 'r', 'cf:s', 'ab'\n"
+			  "append 't', 'r', 'cf:s', \"\\x00c\"\n");
+	CHECK_INT(r.status, 0);
+	CHECK_STR(r.err, "");
+	CHECK_STR(r.out, "Created table t\n"
+			 "=> Hbase::Table - t\n"
+			 "COUNTER VALUE = 1\n"
+			 "COUNTER VALUE = 42\n"
+			 "COUNTER VALUE = 40\n"
+			 "COUNTER VALUE = 40\n"
+			 "No counter found at specified coordinates\n"
+			 "CURRENT VALUE = ab\n"
+			 "CURRENT VALUE = ab\\x00c\n");
+	run_free(&r);
+}
+
+static void test_e2e_stops_at_first_error(void)
+{
+	fresh_dir("shell_error");
+	run r = run_shell("create 't', 'cf'\n"
+			  "put 't', 'r', 'cf:a', 'v', 1\n"
+			  "\n"
+			  "# a comment\n"
+			  "put 't', 'r', 'nofam:a', 'v'\n"
+			  "put 't', 'r2', 'cf:a', 'v'\n");
+	CHECK_INT(r.status, 1);
+	CHECK_STR(r.out, "Created table t\n=> Hbase::Table - t\n");
+	CHECK(strstr(r.err, "ERROR: ") == r.err);
+	CHECK(strstr(r.err, "nofam") != NULL);
+	CHECK(strstr(r.err, "(line 5)\n") != NULL);
+	run_free(&r);
+
+	/* Nothing after the failure ran. */
+	r = run_shell("scan 't'\n");
+	CHECK_STR(r.out, "ROW                                      COLUMN+CELL\n"
+			 " r                                       column=cf:a, timestamp=1, value=v\n"
+			 "1 row(s)\n");
+	run_free(&r);
+}
+
+static void test_e2e_error_messages(void)
+{
+	static const struct {
+		const char *script;
+		const char *err;
+	} cases[] = {
+		{"frobnicate 't'\n",
+		 "ERROR: unknown command 'frobnicate'; type 'help' for the "
+		 "list of commands (line 1)\n"},
+		{"list\nput 't', 'r'\n",
+		 "ERROR: wrong number of arguments for 'put' (given 2, "
+		 "expected 4 to 5); usage: put 't1', 'r1', 'cf:q', "
+		 "'value'[, ts] (line 2)\n"},
+		{"create 't', 'cf'\nscan 't',\n  {LIMIT => 'x'}\n",
+		 "ERROR: LIMIT must be an integer, got a string (line 2)\n"},
+		{"scan 't', {LIMIT => 1,\n  STOPROW 'x'}\n",
+		 "ERROR: syntax error at column 11: expected '=>' after hash "
+		 "key, got ''' (line 2)\n"},
+		{"scan 't', {LIMITS => 1}\n",
+		 "ERROR: scan: unknown option 'LIMITS' (known: STARTROW, "
+		 "STOPROW, ROWPREFIXFILTER, LIMIT, REVERSED, COLUMN, COLUMNS, "
+		 "VERSIONS, TIMERANGE, TIMESTAMP, FILTER, RAW, CACHE, BATCH, "
+		 "CACHE_BLOCKS) (line 1)\n"},
+		{"split 't'\n",
+		 "ERROR: split is not available yet: every table is a single "
+		 "region until regions are implemented (line 1)\n"},
+		{"create 't'\n",
+		 "ERROR: create needs at least one column family, e.g. create "
+		 "'t', 'cf' (line 1)\n"},
+		{"create 't', {NAME => 'cf', BLOOMFILTER => 'FOO'}\n",
+		 "ERROR: BLOOMFILTER 'FOO' is not supported (use one of: "
+		 "NONE, ROW, ROWCOL) (line 1)\n"},
+		{"create 't', {NAME => 'cf', COLOUR => 1}\n",
+		 "ERROR: unknown column family attribute 'COLOUR' (line 1)\n"},
+		{"get 'nosuch', 'r'\n",
+		 "ERROR: table 'nosuch' does not exist (line 1)\n"},
+		{"put 't', 'r', 'c:q', \"open\n",
+		 "ERROR: unexpected end of input: unclosed string, bracket or "
+		 "trailing comma (line 1)\n"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fresh_dir("shell_errmsg");
+		run r = run_shell(cases[i].script);
+		CHECK_INT(r.status, 1);
+		CHECK_STR(r.err, cases[i].err);
+		run_free(&r);
+	}
+}
+
+static void test_e2e_filter_errors(void)
+{
+	fresh_dir("shell_filter");
+	run r = run_shell("create 't', 'cf'\n"
+			  "scan 't', {FILTER => \"PrefixFilter('a'\"}\n");
+	CHECK_INT(r.status, 1);
+	CHECK(strstr(r.err, "ERROR: FILTER: ") == r.err);
+	CHECK(strstr(r.err, "(line 2)\n") != NULL);
+	run_free(&r);
+}
+
+static void test_e2e_script_file_and_help(void)
+{
+	fresh_dir("shell_file");
+	char script[4200], extra[4300];
+	snprintf(script, sizeof script, "%s.hb", data_dir);
+	FILE *f = fopen(script, "w");
+	REQUIRE(f);
+	fputs("create 't', 'cf'\nput 't', 'r', 'cf:q', 'v', 7\n"
+	      "get 't', 'r'\n",
+	      f);
+	fclose(f);
+	snprintf(extra, sizeof extra, "'%s'", script);
+	run r = run_shell_args("", extra);
+	CHECK_INT(r.status, 0);
+	CHECK_STR(r.out, "Created table t\n"
+			 "=> Hbase::Table - t\n"
+			 "COLUMN                                   CELL\n"
+			 " cf:q                                    timestamp=7, value=v\n"
+			 "1 row(s)\n");
+	run_free(&r);
+
+	r = run_shell_args("", "--help");
+	CHECK_INT(r.status, 0);
+	CHECK(strstr(r.out, "usage: saltbox shell [--data DIR] [FILE]") ==
+	      r.out);
+	run_free(&r);
+
+	r = run_shell_args("", "--bogus");
+	CHECK_INT(r.status, 2);
+	CHECK(strstr(r.err, "unknown option '--bogus'") != NULL);
+	run_free(&r);
+
+	r = run_shell("help\nhelp 'scan'\n");
+	CHECK_INT(r.status, 0);
+	CHECK(strstr(r.out, "  Group name: dml\n  Commands: put, get, scan, "
+			    "count, delete, deleteall, incr, get_counter, "
+			    "append\n") != NULL);
+	CHECK(strstr(r.out, "  scan 't1'[, {STARTROW => 'a'") != NULL);
+	run_free(&r);
+}
+
+TEST_MAIN(T(test_parse_basic), T(test_parse_quoting), T(test_parse_numbers),
+	  T(test_parse_hashes_arrays), T(test_parse_incomplete),
+	  T(test_parse_errors), T(test_binary_format),
+	  T(test_e2e_create_put_get_scan), T(test_e2e_timing_line),
+	  T(test_e2e_binary_keys), T(test_e2e_delete_is_delete_column),
+	  T(test_e2e_scan_options), T(test_e2e_get_options),
+	  T(test_e2e_schema), T(test_e2e_namespaces), T(test_e2e_counters),
+	  T(test_e2e_stops_at_first_error), T(test_e2e_error_messages),
+	  T(test_e2e_filter_errors), T(test_e2e_script_file_and_help))
