@@ -11,6 +11,7 @@
 #include "saltbox/common.h"
 #include "saltbox/db.h"
 #include "saltbox/filter.h"
+#include "saltbox/regions.h"
 #include "saltbox/rowkey.h"
 #include "saltbox/table.h"
 

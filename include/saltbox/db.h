@@ -24,6 +24,14 @@ typedef struct sbx_db_options {
 	size_t max_cell_size;
 	/* Shared block cache in bytes (default 256 MiB). */
 	size_t block_cache_bytes;
+	/* Modelled region servers regions are balanced over (default 4). */
+	int region_servers;
+	/* Width and count of per-region load buckets (default 1000 ms, 600). */
+	int64_t metrics_bucket_ms;
+	int metrics_buckets;
+	/* Route writes and reads through the region map and count per-region
+	 * load (default true; false exists to measure what routing costs). */
+	bool region_routing;
 } sbx_db_options;
 
 /* Fill *opts with the defaults above. */

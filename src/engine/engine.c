@@ -87,6 +87,9 @@ void table_unref(table *t)
 {
 	if (t && atomic_fetch_sub(&t->refs, 1) == 1) {
 		table_free_families(t);
+		for (size_t i = 0; i < t->nregions; i++)
+			region_free(t->regions[i]);
+		free(t->regions);
 		pthread_rwlock_destroy(&t->lock);
 		free(t);
 	}
@@ -184,7 +187,7 @@ static void catalog_remove_table(engine *e, table *t)
 }
 
 /* Look up a table by user name and take a reference. */
-static int table_get(table **out, engine *e, const char *name)
+int engine_table_get(table **out, engine *e, const char *name)
 {
 	char ns[SBX_MAX_TABLE_NAME + 1], q[SBX_MAX_TABLE_NAME + 1];
 	*out = NULL;
@@ -205,7 +208,7 @@ static int table_get(table **out, engine *e, const char *name)
 
 /* ---- meta records ---- */
 
-static int meta_put(engine *e, const char *key, const char *value)
+int engine_meta_put(engine *e, const char *key, const char *value)
 {
 	char *err = NULL;
 	rocksdb_put_cf(e->db, e->wo_meta, e->meta_cf, key, strlen(key), value,
@@ -213,7 +216,7 @@ static int meta_put(engine *e, const char *key, const char *value)
 	return err ? engine_rocks_error(err, "writing catalog") : SBX_OK;
 }
 
-static int meta_delete(engine *e, const char *key)
+int engine_meta_delete(engine *e, const char *key)
 {
 	char *err = NULL;
 	rocksdb_delete_cf(e->db, e->wo_meta, e->meta_cf, key, strlen(key), &err);
@@ -232,7 +235,7 @@ static int table_save(engine *e, const table *t)
 	char *json = table_to_json(t);
 	if (!json)
 		return SBX_ENOMEM_SET();
-	int rc = meta_put(e, key, json);
+	int rc = engine_meta_put(e, key, json);
 	free(json);
 	return rc;
 }
@@ -241,7 +244,7 @@ static int save_next_id(engine *e)
 {
 	char buf[32];
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->next_table_id);
-	return meta_put(e, "next_table_id", buf);
+	return engine_meta_put(e, "next_table_id", buf);
 }
 
 /* Parse one table record into a table with families (CF handles unset). */
@@ -290,6 +293,44 @@ static int table_from_json(table **out, engine *e, const char *s, size_t n)
 }
 
 /* ---- open / close ---- */
+
+static table *find_table_by_meta_key(engine *e, const char *k, size_t kl)
+{
+	for (size_t i = 0; i < e->ntables; i++) {
+		char key[600];
+		snprintf(key, sizeof key, "regions:%s:%s", e->tables[i]->ns,
+			 e->tables[i]->qualifier);
+		if (strlen(key) == kl && !memcmp(key, k, kl))
+			return e->tables[i];
+	}
+	return NULL;
+}
+
+/* Region records sort before table records: apply them in a second pass. */
+static int load_regions(engine *e, rocksdb_t *db,
+			rocksdb_column_family_handle_t *meta)
+{
+	rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
+	rocksdb_iterator_t *it = rocksdb_create_iterator_cf(db, ro, meta);
+	int rc = SBX_OK;
+	for (rocksdb_iter_seek(it, "regions:", 8); !rc && rocksdb_iter_valid(it);
+	     rocksdb_iter_next(it)) {
+		size_t kl, vl;
+		const char *k = rocksdb_iter_key(it, &kl);
+		const char *v = rocksdb_iter_value(it, &vl);
+		if (kl < 8 || memcmp(k, "regions:", 8))
+			break;
+		table *t = find_table_by_meta_key(e, k, kl);
+		if (t)
+			rc = regions_from_json(e, t, v, vl);
+	}
+	rocksdb_iter_destroy(it);
+	rocksdb_readoptions_destroy(ro);
+	for (size_t i = 0; !rc && i < e->ntables; i++)
+		if (!e->tables[i]->nregions)
+			rc = regions_init(e, e->tables[i], NULL, 0);
+	return rc;
+}
 
 static int load_catalog(engine *e, rocksdb_t *db,
 			rocksdb_column_family_handle_t *meta)
@@ -386,6 +427,8 @@ static int read_catalog_readonly(engine *e, const char *path)
 	if (err)
 		return engine_rocks_error(err, "opening database to read catalog");
 	int rc = load_catalog(e, db, h[0]);
+	if (!rc)
+		rc = load_regions(e, db, h[0]);
 	rocksdb_column_family_handle_destroy(h[0]);
 	rocksdb_close(db);
 	return rc;
@@ -403,6 +446,9 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 	for (int i = 0; i < ENGINE_ROW_STRIPES; i++)
 		pthread_mutex_init(&e->stripe_lock[i], NULL);
 	e->next_table_id = 1;
+	e->nservers = opts->region_servers < 1 ? 1
+		      : opts->region_servers > ENGINE_MAX_SERVERS ? ENGINE_MAX_SERVERS
+		      : opts->region_servers;
 	e->cache = rocksdb_cache_create_lru(opts->block_cache_bytes);
 	e->dbopts = rocksdb_options_create();
 	rocksdb_options_set_create_if_missing(e->dbopts, opts->create_if_missing);
@@ -490,11 +536,11 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 						   "'%s' which is missing",
 						   e->tables[i]->fams[j]->cf_name);
 	if (!rc && !catalog_has_ns(e, "default")) {
-		if (!(rc = meta_put(e, "ns:default", "{}")))
+		if (!(rc = engine_meta_put(e, "ns:default", "{}")))
 			rc = catalog_add_ns(e, "default");
 	}
 	if (!rc && !catalog_has_ns(e, "hbase")) {
-		if (!(rc = meta_put(e, "ns:hbase", "{}")))
+		if (!(rc = engine_meta_put(e, "ns:hbase", "{}")))
 			rc = catalog_add_ns(e, "hbase");
 	}
 done:
@@ -542,7 +588,7 @@ static int engine_ns_create(void *p, const char *ns)
 	} else {
 		char key[300];
 		snprintf(key, sizeof key, "ns:%s", ns);
-		rc = meta_put(e, key, "{}");
+		rc = engine_meta_put(e, key, "{}");
 		if (!rc) {
 			pthread_rwlock_wrlock(&e->catalog_lock);
 			rc = catalog_add_ns(e, ns);
@@ -574,7 +620,7 @@ static int engine_ns_drop(void *p, const char *ns)
 	if (!rc) {
 		char key[300];
 		snprintf(key, sizeof key, "ns:%s", ns);
-		rc = meta_delete(e, key);
+		rc = engine_meta_delete(e, key);
 	}
 	if (!rc) {
 		pthread_rwlock_wrlock(&e->catalog_lock);
@@ -654,7 +700,8 @@ static void drop_family_cf(engine *e, family *f)
 }
 
 static int engine_table_create(void *p, const char *name,
-			       const sbx_family_desc *families, size_t n)
+			       const sbx_family_desc *families, size_t n,
+			       const sbx_bytes *splits, size_t nsplits)
 {
 	engine *e = p;
 	char ns[SBX_MAX_TABLE_NAME + 1], q[SBX_MAX_TABLE_NAME + 1];
@@ -694,6 +741,10 @@ static int engine_table_create(void *p, const char *name,
 		}
 	}
 	if (!rc)
+		rc = regions_init(e, t, splits, nsplits);
+	if (!rc)
+		rc = regions_save(e, t);
+	if (!rc)
 		rc = table_save(e, t);
 	if (!rc) {
 		pthread_rwlock_wrlock(&e->catalog_lock);
@@ -703,6 +754,7 @@ static int engine_table_create(void *p, const char *name,
 	if (rc) {
 		for (size_t i = 0; i < t->nfams; i++)
 			drop_family_cf(e, t->fams[i]);
+		regions_clear(e, t);
 		table_unref(t);
 	}
 	pthread_mutex_unlock(&e->admin_lock);
@@ -712,7 +764,7 @@ static int engine_table_create(void *p, const char *name,
 static int engine_table_exists(void *p, const char *name, bool *exists)
 {
 	table *t;
-	int rc = table_get(&t, p, name);
+	int rc = engine_table_get(&t, p, name);
 	*exists = rc == SBX_OK;
 	if (rc == SBX_OK)
 		table_unref(t);
@@ -723,7 +775,7 @@ static int engine_table_describe(sbx_table_info **out, void *p,
 				 const char *name)
 {
 	table *t;
-	int rc = table_get(&t, p, name);
+	int rc = engine_table_get(&t, p, name);
 	if (rc)
 		return rc;
 	sbx_table_info *info = calloc(1, sizeof *info);
@@ -775,7 +827,7 @@ static int with_table_admin(engine *e, const char *name, table_admin_fn fn,
 	if (e->opts.read_only)
 		return sbx_error_set(SBX_EREADONLY, "database is read-only");
 	table *t;
-	int rc = table_get(&t, e, name);
+	int rc = engine_table_get(&t, e, name);
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&e->admin_lock);
@@ -893,7 +945,7 @@ static int engine_set_enabled(void *p, const char *name, bool enabled)
 static int engine_is_enabled(void *p, const char *name, bool *enabled)
 {
 	table *t;
-	int rc = table_get(&t, p, name);
+	int rc = engine_table_get(&t, p, name);
 	if (rc)
 		return rc;
 	pthread_rwlock_rdlock(&t->lock);
@@ -947,10 +999,13 @@ static int do_drop(engine *e, table *t, const void *arg)
 				     t->name);
 	char key[600];
 	table_meta_key(key, sizeof key, t);
-	int rc = meta_delete(e, key);
+	int rc = engine_meta_delete(e, key);
 	if (rc)
 		return rc;
+	snprintf(key, sizeof key, "regions:%s:%s", t->ns, t->qualifier);
+	engine_meta_delete(e, key); /* a stale record is ignored at open */
 	t->dropped = true;
+	regions_clear(e, t);
 	for (size_t i = 0; i < t->nfams; i++)
 		drop_family_cf(e, t->fams[i]);
 	pthread_rwlock_wrlock(&e->catalog_lock);
@@ -978,6 +1033,8 @@ static int do_flush(engine *e, table *t, const void *arg)
 			rc = engine_rocks_error(err, "flush");
 	}
 	rocksdb_flushoptions_destroy(fo);
+	for (size_t i = 0; !rc && i < t->nregions; i++)
+		atomic_store(&t->regions[i]->unflushed, 0);
 	return rc;
 }
 
@@ -1013,7 +1070,7 @@ static int engine_table_open(void **out, void *p, const char *name)
 	table_handle *h = calloc(1, sizeof *h);
 	if (!h)
 		return SBX_ENOMEM_SET();
-	int rc = table_get(&h->t, p, name);
+	int rc = engine_table_get(&h->t, p, name);
 	if (rc) {
 		free(h);
 		return rc;
@@ -1103,6 +1160,13 @@ const sbx_backend_ops engine_backend_ops = {
 	.table_drop = engine_drop,
 	.table_flush = engine_flush,
 	.table_major_compact = engine_major_compact,
+	.regions = engine_regions,
+	.split = engine_split,
+	.merge = engine_merge,
+	.set_split_policy = engine_set_split_policy,
+	.get_split_policy = engine_get_split_policy,
+	.load = engine_load,
+	.region_servers = engine_region_servers,
 	.table_open = engine_table_open,
 	.table_close = engine_table_close,
 	.mutate = engine_mutate,

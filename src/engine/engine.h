@@ -9,6 +9,7 @@
 
 #include "common/buf.h"
 #include "saltbox/db.h"
+#include "saltbox/regions.h"
 #include "saltbox/table.h"
 
 #include <pthread.h>
@@ -36,6 +37,26 @@ typedef struct family {
 	struct engine *eng;
 } family;
 
+/* One time bucket of a region's load; reset lazily when reused. */
+typedef struct load_slot {
+	_Atomic int64_t start_ms;
+	_Atomic uint64_t reads, writes, read_bytes, write_bytes;
+} load_slot;
+
+/* A region [start, end) of a table; empty start/end = table bounds. */
+typedef struct region {
+	uint64_t id;
+	sbx_buf start, end;
+	int server;
+	_Atomic uint64_t reads, writes, filtered, read_bytes, write_bytes, cells;
+	_Atomic uint64_t unflushed;   /* bytes written since the last flush seen */
+	_Atomic uint64_t since_check; /* bytes written since the last split check */
+	load_slot *slots;
+	int nslots;
+} region;
+
+#define ENGINE_MAX_SERVERS 256
+
 typedef struct table {
 	atomic_int refs;
 	pthread_rwlock_t lock; /* read: data operations; write: admin */
@@ -48,6 +69,11 @@ typedef struct table {
 	bool dropped;
 	family **fams; /* sorted by name */
 	size_t nfams;
+	region **regions; /* sorted by start key; changed under the write lock */
+	size_t nregions;
+	sbx_split_policy policy;
+	atomic_bool splitting;
+	_Atomic uint64_t memtable_seen; /* memtable bytes last seen, to notice flushes */
 } table;
 
 typedef struct engine {
@@ -69,6 +95,9 @@ typedef struct engine {
 	size_t nnamespaces;
 	uint64_t next_table_id;
 
+	int nservers; /* modelled region servers */
+	int server_regions[ENGINE_MAX_SERVERS]; /* under admin_lock */
+
 	pthread_mutex_t stripe_lock[ENGINE_ROW_STRIPES];
 	int64_t stripe_ts[ENGINE_ROW_STRIPES];
 } engine;
@@ -89,6 +118,39 @@ family *table_family(const table *t, const char *name);
  * success the caller must pthread_rwlock_unlock(&t->lock). */
 int table_lock_for_data(table *t, bool need_enabled);
 int engine_rocks_error(char *err, const char *what);
+
+/* ---- regions.c ---- */
+/* The region holding `row` (REQUIRES: t->lock held). */
+region *region_for_row(const table *t, const uint8_t *row, size_t len);
+void region_count_write(engine *e, region *r, uint64_t bytes, uint64_t cells);
+void region_count_read(engine *e, region *r, uint64_t bytes, bool filtered);
+void region_free(region *r);
+/* Drop t's regions from the placement counts and free them. REQUIRES:
+ * admin_lock. */
+void regions_clear(engine *e, table *t);
+/* Create the region map of a new table (no splits = one region). */
+int regions_init(engine *e, table *t, const sbx_bytes *splits, size_t n);
+/* Catalog (de)serialization of a table's regions and split policy. */
+char *regions_to_json(const table *t);
+int regions_from_json(engine *e, table *t, const char *s, size_t n);
+int regions_save(engine *e, const table *t);
+/* After a write to region `start` of t: split if the policy says so.
+ * REQUIRES: no lock held. */
+void regions_maybe_split(engine *e, table *t, const uint8_t *row, size_t len);
+
+int engine_regions(sbx_region_info **out, size_t *n, void *db, const char *t);
+int engine_split(void *db, const char *t, const void *key, size_t len);
+int engine_merge(void *db, const char *t, const void *start, size_t len);
+int engine_set_split_policy(void *db, const char *t, const sbx_split_policy *p);
+int engine_get_split_policy(void *db, const char *t, sbx_split_policy *p);
+int engine_load(sbx_region_load **out, size_t *n, void *db, const char *t,
+		size_t nbuckets);
+int engine_region_servers(void *db);
+
+/* ---- engine.c, shared with regions.c ---- */
+int engine_meta_put(engine *e, const char *key, const char *value);
+int engine_meta_delete(engine *e, const char *key);
+int engine_table_get(table **out, engine *e, const char *name);
 
 /* ---- gc.c: per-family RocksDB options ---- */
 rocksdb_options_t *family_rocks_options(engine *e, const sbx_family_desc *d,

@@ -696,12 +696,19 @@ static int assemble_row(reader *r, sbx_result **out)
 			sbx_result_free(res);
 			break;
 		}
+		bool had_cells = res->n > 0;
 		if (r->filter) {
 			size_t n = res->n;
 			sbx_filter_row_cells(r->filter, res->cells, &n);
 			res->n = n;
 			if (sbx_filter_row(r->filter))
 				res->n = 0;
+		}
+		if (r->eng->opts.region_routing) {
+			region *reg = region_for_row(r->tab, row.data, row.len);
+			if (reg && (had_cells || res->n))
+				region_count_read(r->eng, reg, res->arena.len,
+						  res->n == 0);
 		}
 		if (res->n == 0) {
 			sbx_result_free(res);

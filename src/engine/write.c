@@ -283,6 +283,16 @@ static int commit(engine *e, rocksdb_writebatch_t *wb, sbx_durability d)
 	return err ? engine_rocks_error(err, "write") : SBX_OK;
 }
 
+/* Route an applied mutation to its region's load counters (t->lock held). */
+static void count_write(engine *e, table *t, const sbx_mutation *m)
+{
+	if (!e->opts.region_routing)
+		return;
+	region *r = region_for_row(t, mut_row(m), m->row_len);
+	if (r)
+		region_count_write(e, r, m->arena.len, m->nops);
+}
+
 /* Apply one row's mutation with the stripe lock held. */
 static int apply_locked(engine *e, table *t, const sbx_mutation *m,
 			unsigned stripe, sbx_result **out)
@@ -320,7 +330,11 @@ int engine_mutate(void *p, const sbx_mutation *m, sbx_result **out)
 		rc = apply_locked(h->eng, h->t, m, s, m->has_rmw ? out : NULL);
 		pthread_mutex_unlock(&h->eng->stripe_lock[s]);
 	}
+	if (!rc)
+		count_write(h->eng, h->t, m);
 	pthread_rwlock_unlock(&h->t->lock);
+	if (!rc && h->eng->opts.region_routing)
+		regions_maybe_split(h->eng, h->t, mut_row(m), m->row_len);
 	return rc;
 }
 
@@ -404,8 +418,13 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 			first_err = st[i];
 		if (statuses)
 			statuses[i] = st[i];
+		if (!st[i])
+			count_write(e, h->t, ms[i]);
 	}
 	pthread_rwlock_unlock(&h->t->lock);
+	for (size_t i = 0; e->opts.region_routing && i < n; i++)
+		if (!st[i])
+			regions_maybe_split(e, h->t, mut_row(ms[i]), ms[i]->row_len);
 	free(st), free(stripes), free(locked);
 	return first_err;
 }
@@ -469,6 +488,8 @@ int engine_check_and_mutate(void *p, const sbx_check *check,
 	if (!rc && check_passes(check, found, &stored)) {
 		rc = apply_locked(e, h->t, m, s, m->has_rmw ? out : NULL);
 		*succeeded = rc == SBX_OK;
+		if (!rc)
+			count_write(e, h->t, m);
 	}
 	pthread_mutex_unlock(&e->stripe_lock[s]);
 	pthread_rwlock_unlock(&h->t->lock);

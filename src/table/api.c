@@ -9,6 +9,7 @@
 #include "table/names.h"
 #include "table/result.h"
 #include "saltbox/filter.h"
+#include "saltbox/regions.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,10 @@ void sbx_db_options_init(sbx_db_options *o)
 	o->create_if_missing = true;
 	o->max_cell_size = 10 * 1024 * 1024;
 	o->block_cache_bytes = 256u * 1024 * 1024;
+	o->region_servers = 4;
+	o->metrics_bucket_ms = 1000;
+	o->metrics_buckets = 600;
+	o->region_routing = true;
 }
 
 int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *opts)
@@ -189,6 +194,13 @@ static int check_family_desc(const sbx_family_desc *f)
 int sbx_table_create(sbx_db *db, const char *name,
 		     const sbx_family_desc *families, size_t nfamilies)
 {
+	return sbx_table_create_presplit(db, name, families, nfamilies, NULL, 0);
+}
+
+int sbx_table_create_presplit(sbx_db *db, const char *name,
+			      const sbx_family_desc *families, size_t nfamilies,
+			      const sbx_bytes *splits, size_t nsplits)
+{
 	char ns[SBX_MAX_TABLE_NAME + 1], q[SBX_MAX_TABLE_NAME + 1];
 	int rc = names_split_table(name, ns, q);
 	if (rc)
@@ -206,7 +218,10 @@ int sbx_table_create(sbx_db *db, const char *name,
 						     "family '%s' given twice",
 						     families[i].name);
 	}
-	return db->ops->table_create(db->impl, name, families, nfamilies);
+	if (nsplits && !splits)
+		return sbx_error_set(SBX_EINVAL, "split keys are NULL");
+	return db->ops->table_create(db->impl, name, families, nfamilies,
+				     splits, nsplits);
 }
 
 #define CHECK_TABLE_NAME(name)                                               \

@@ -9,6 +9,7 @@
 #define SBX_TABLE_BACKEND_H
 
 #include "saltbox/db.h"
+#include "saltbox/regions.h"
 #include "saltbox/table.h"
 
 typedef struct sbx_backend_ops {
@@ -20,7 +21,8 @@ typedef struct sbx_backend_ops {
 	int (*namespace_list)(char ***out, void *db);
 
 	int (*table_create)(void *db, const char *name,
-			    const sbx_family_desc *families, size_t n);
+			    const sbx_family_desc *families, size_t n,
+			    const sbx_bytes *splits, size_t nsplits);
 	int (*table_exists)(void *db, const char *name, bool *exists);
 	int (*table_describe)(sbx_table_info **out, void *db, const char *name);
 	int (*table_list)(char ***out, void *db);
@@ -34,6 +36,20 @@ typedef struct sbx_backend_ops {
 	int (*table_drop)(void *db, const char *name);
 	int (*table_flush)(void *db, const char *name);
 	int (*table_major_compact)(void *db, const char *name);
+
+	/* Regions (include/saltbox/regions.h). */
+	int (*regions)(sbx_region_info **out, size_t *n, void *db,
+		       const char *table);
+	int (*split)(void *db, const char *table, const void *key, size_t len);
+	int (*merge)(void *db, const char *table, const void *start,
+		     size_t len);
+	int (*set_split_policy)(void *db, const char *table,
+				const sbx_split_policy *p);
+	int (*get_split_policy)(void *db, const char *table,
+				sbx_split_policy *p);
+	int (*load)(sbx_region_load **out, size_t *n, void *db,
+		    const char *table, size_t nbuckets);
+	int (*region_servers)(void *db);
 
 	/* Table handles: *out is the backend's handle for sbx_table. */
 	int (*table_open)(void **out, void *db, const char *name);

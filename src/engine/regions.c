@@ -1,0 +1,998 @@
+/*
+ * regions.c - the region map of each table: routing rows to regions,
+ * per-region load counters in time buckets, automatic splits by HBase's
+ * policies at the midpoint of the region's data, manual split and merge,
+ * and the balancer placing regions on the modelled region servers (region
+ * count first, then load). Regions are logical ranges over the table's
+ * column families, so a split or merge moves no cell: it swaps the map
+ * under the table's write lock.
+ */
+#include "common/error.h"
+#include "engine/cellkey.h"
+#include "engine/engine.h"
+
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+	size_t n = al < bl ? al : bl;
+	int c = n ? memcmp(a, b, n) : 0;
+	return c ? c : (al < bl ? -1 : al > bl);
+}
+
+void region_free(region *r)
+{
+	if (!r)
+		return;
+	sbx_buf_free(&r->start);
+	sbx_buf_free(&r->end);
+	free(r->slots);
+	free(r);
+}
+
+static region *region_new(engine *e, const uint8_t *s, size_t sl,
+			  const uint8_t *en, size_t el, uint64_t id, int server)
+{
+	region *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->nslots = e->opts.metrics_buckets > 0 ? e->opts.metrics_buckets : 1;
+	r->slots = calloc((size_t)r->nslots, sizeof *r->slots);
+	if (!r->slots || sbx_buf_set(&r->start, s, sl) ||
+	    sbx_buf_set(&r->end, en, el)) {
+		region_free(r);
+		return NULL;
+	}
+	r->id = id;
+	r->server = server;
+	return r;
+}
+
+region *region_for_row(const table *t, const uint8_t *row, size_t len)
+{
+	size_t lo = 0, hi = t->nregions;
+	while (hi - lo > 1) { /* last region whose start <= row */
+		size_t mid = (lo + hi) / 2;
+		const sbx_buf *s = &t->regions[mid]->start;
+		if (cmp_bytes(s->data, s->len, row, len) <= 0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return t->nregions ? t->regions[lo] : NULL;
+}
+
+static load_slot *current_slot(engine *e, region *r)
+{
+	int64_t w = e->opts.metrics_bucket_ms > 0 ? e->opts.metrics_bucket_ms
+						  : 1000;
+	int64_t start = engine_now_ms() / w * w;
+	load_slot *s = &r->slots[(start / w) % r->nslots];
+	int64_t seen = atomic_load(&s->start_ms);
+	if (seen != start &&
+	    atomic_compare_exchange_strong(&s->start_ms, &seen, start)) {
+		atomic_store(&s->reads, 0);
+		atomic_store(&s->writes, 0);
+		atomic_store(&s->read_bytes, 0);
+		atomic_store(&s->write_bytes, 0);
+	}
+	return s;
+}
+
+void region_count_write(engine *e, region *r, uint64_t bytes, uint64_t cells)
+{
+	atomic_fetch_add(&r->writes, 1);
+	atomic_fetch_add(&r->write_bytes, bytes);
+	atomic_fetch_add(&r->cells, cells);
+	atomic_fetch_add(&r->unflushed, bytes);
+	atomic_fetch_add(&r->since_check, bytes);
+	load_slot *s = current_slot(e, r);
+	atomic_fetch_add(&s->writes, 1);
+	atomic_fetch_add(&s->write_bytes, bytes);
+}
+
+void region_count_read(engine *e, region *r, uint64_t bytes, bool filtered)
+{
+	if (filtered) {
+		atomic_fetch_add(&r->filtered, 1);
+		return;
+	}
+	atomic_fetch_add(&r->reads, 1);
+	atomic_fetch_add(&r->read_bytes, bytes);
+	load_slot *s = current_slot(e, r);
+	atomic_fetch_add(&s->reads, 1);
+	atomic_fetch_add(&s->read_bytes, bytes);
+}
+
+/* ---- placement: region count first, then load ---- */
+
+static uint64_t recent_load(const region *r)
+{
+	return atomic_load(&r->reads) + atomic_load(&r->writes);
+}
+
+/* The server for a new region: fewest regions cluster-wide, then the
+ * least loaded by this table's regions. REQUIRES: admin_lock. */
+static int pick_server(engine *e, const table *t)
+{
+	int best = 0;
+	uint64_t best_load = UINT64_MAX;
+	for (int s = 0; s < e->nservers; s++) {
+		uint64_t load = 0;
+		for (size_t i = 0; i < t->nregions; i++)
+			if (t->regions[i]->server == s)
+				load += recent_load(t->regions[i]);
+		if (e->server_regions[s] < e->server_regions[best] ||
+		    (e->server_regions[s] == e->server_regions[best] &&
+		     load < best_load)) {
+			best = s;
+			best_load = load;
+		}
+	}
+	return best;
+}
+
+/* Even out this table's regions across servers by count (moving the
+ * least-loaded region of the fullest server, as a cheap move), then move
+ * the hottest region off a server carrying over twice the mean load when
+ * a colder server can take it. REQUIRES: admin_lock and t->lock (write). */
+static void balance(engine *e, table *t)
+{
+	for (int guard = 0; guard < 1000; guard++) {
+		int hi = 0, lo = 0;
+		for (int s = 1; s < e->nservers; s++) {
+			if (e->server_regions[s] > e->server_regions[hi])
+				hi = s;
+			if (e->server_regions[s] < e->server_regions[lo])
+				lo = s;
+		}
+		if (e->server_regions[hi] - e->server_regions[lo] <= 1)
+			break;
+		region *move = NULL;
+		for (size_t i = 0; i < t->nregions; i++)
+			if (t->regions[i]->server == hi &&
+			    (!move || recent_load(t->regions[i]) < recent_load(move)))
+				move = t->regions[i];
+		if (!move)
+			break; /* the excess belongs to other tables */
+		move->server = lo;
+		e->server_regions[hi]--;
+		e->server_regions[lo]++;
+	}
+	uint64_t load[ENGINE_MAX_SERVERS] = {0}, total = 0;
+	for (size_t i = 0; i < t->nregions; i++) {
+		load[t->regions[i]->server] += recent_load(t->regions[i]);
+		total += recent_load(t->regions[i]);
+	}
+	int hot = 0, cold = 0;
+	for (int s = 1; s < e->nservers; s++) {
+		if (load[s] > load[hot])
+			hot = s;
+		if (load[s] < load[cold])
+			cold = s;
+	}
+	if (e->nservers < 2 || total == 0 ||
+	    load[hot] * (uint64_t)e->nservers <= 2 * total)
+		return;
+	region *hottest = NULL, *coldest = NULL;
+	for (size_t i = 0; i < t->nregions; i++) {
+		region *r = t->regions[i];
+		if (r->server == hot && (!hottest || recent_load(r) > recent_load(hottest)))
+			hottest = r;
+		if (r->server == cold && (!coldest || recent_load(r) < recent_load(coldest)))
+			coldest = r;
+	}
+	/* swap only if it lowers the hottest server's load */
+	if (hottest && coldest && recent_load(hottest) > recent_load(coldest) &&
+	    load[hot] - recent_load(hottest) + recent_load(coldest) < load[hot]) {
+		hottest->server = cold;
+		coldest->server = hot;
+	}
+}
+
+/* ---- catalog ---- */
+
+static char *hex(const uint8_t *p, size_t n)
+{
+	char *s = malloc(2 * n + 1);
+	for (size_t i = 0; s && i < n; i++)
+		snprintf(s + 2 * i, 3, "%02x", p[i]);
+	if (s)
+		s[2 * n] = 0;
+	return s;
+}
+
+static int unhex(sbx_buf *out, const char *s)
+{
+	size_t n = strlen(s);
+	if (n % 2)
+		return SBX_EIO;
+	out->len = 0;
+	for (size_t i = 0; i < n; i += 2) {
+		unsigned v;
+		if (sscanf(s + i, "%2x", &v) != 1 || sbx_buf_push(out, (uint8_t)v))
+			return SBX_EIO;
+	}
+	return SBX_OK;
+}
+
+static const char *const policy_names[] = {
+	"SteppingSplitPolicy", "ConstantSizeRegionSplitPolicy",
+	"IncreasingToUpperBoundRegionSplitPolicy", "KeyPrefixRegionSplitPolicy",
+	"DelimitedKeyPrefixRegionSplitPolicy", "DisabledRegionSplitPolicy"};
+
+char *regions_to_json(const table *t)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < t->nregions; i++) {
+		char *h = hex(t->regions[i]->start.data, t->regions[i]->start.len);
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:i}", "start",
+						     h ? h : "", "id",
+						     (json_int_t)t->regions[i]->id,
+						     "server", t->regions[i]->server));
+		free(h);
+	}
+	char delim[2] = {t->policy.delimiter, 0};
+	json_t *o = json_pack("{s:o, s:{s:s, s:I, s:I, s:I, s:s}}", "regions",
+			      arr, "policy", "name",
+			      policy_names[t->policy.kind], "max_file_size",
+			      (json_int_t)t->policy.max_file_size, "flush_size",
+			      (json_int_t)t->policy.flush_size, "prefix_length",
+			      (json_int_t)t->policy.prefix_length, "delimiter",
+			      delim);
+	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	return s;
+}
+
+void regions_clear(engine *e, table *t)
+{
+	for (size_t i = 0; i < t->nregions; i++) {
+		if (t->regions[i]->server < e->nservers)
+			e->server_regions[t->regions[i]->server]--;
+		region_free(t->regions[i]);
+	}
+	free(t->regions);
+	t->regions = NULL;
+	t->nregions = 0;
+}
+
+/* Build t->regions from sorted start keys (the first must be empty). */
+static int regions_set(engine *e, table *t, sbx_buf *starts, uint64_t *ids,
+		       int *servers, size_t n)
+{
+	region **rs = calloc(n, sizeof *rs);
+	if (!rs)
+		return SBX_ENOMEM_SET();
+	for (size_t i = 0; i < n; i++) {
+		const sbx_buf *end = i + 1 < n ? &starts[i + 1] : NULL;
+		int server = servers ? servers[i] % e->nservers : -1;
+		rs[i] = region_new(e, starts[i].data, starts[i].len,
+				   end ? end->data : NULL, end ? end->len : 0,
+				   ids[i], server);
+		if (!rs[i]) {
+			while (i-- > 0)
+				region_free(rs[i]);
+			free(rs);
+			return SBX_ENOMEM_SET();
+		}
+	}
+	regions_clear(e, t);
+	t->regions = rs;
+	t->nregions = n;
+	for (size_t i = 0; i < n; i++) {
+		if (rs[i]->server < 0)
+			rs[i]->server = pick_server(e, t);
+		e->server_regions[rs[i]->server]++;
+	}
+	return SBX_OK;
+}
+
+int regions_from_json(engine *e, table *t, const char *s, size_t n)
+{
+	json_t *o = json_loadb(s, n, 0, NULL), *arr = NULL;
+	const char *pname = NULL, *delim = NULL;
+	json_int_t maxf = 0, flush = 0, plen = 0;
+	if (!o || json_unpack(o, "{s:o, s:{s:s, s:I, s:I, s:I, s:s}}", "regions",
+			      &arr, "policy", "name", &pname, "max_file_size",
+			      &maxf, "flush_size", &flush, "prefix_length",
+			      &plen, "delimiter", &delim) ||
+	    !json_is_array(arr) || json_array_size(arr) == 0) {
+		json_decref(o);
+		return sbx_error_set(SBX_EIO, "corrupt region record");
+	}
+	int kind = -1;
+	for (int i = 0; i < 6; i++)
+		if (!strcmp(pname, policy_names[i]))
+			kind = i;
+	size_t cnt = json_array_size(arr);
+	sbx_buf *starts = calloc(cnt, sizeof *starts);
+	uint64_t *ids = calloc(cnt, sizeof *ids);
+	int *servers = calloc(cnt, sizeof *servers);
+	int rc = kind < 0 || !starts || !ids || !servers
+			 ? sbx_error_set(SBX_EIO, "corrupt region record")
+			 : SBX_OK;
+	for (size_t i = 0; !rc && i < cnt; i++) {
+		const char *h = NULL;
+		json_int_t id = 0;
+		int server = 0;
+		if (json_unpack(json_array_get(arr, i), "{s:s, s:I, s:i}",
+				"start", &h, "id", &id, "server", &server) ||
+		    unhex(&starts[i], h) || server < 0)
+			rc = sbx_error_set(SBX_EIO, "corrupt region record");
+		ids[i] = (uint64_t)id;
+		servers[i] = server;
+	}
+	if (!rc) {
+		t->policy.kind = (sbx_split_policy_kind)kind;
+		t->policy.max_file_size = (uint64_t)maxf;
+		t->policy.flush_size = (uint64_t)flush;
+		t->policy.prefix_length = (size_t)plen;
+		t->policy.delimiter = delim[0];
+		rc = regions_set(e, t, starts, ids, servers, cnt);
+	}
+	for (size_t i = 0; starts && i < cnt; i++)
+		sbx_buf_free(&starts[i]);
+	free(starts);
+	free(ids);
+	free(servers);
+	json_decref(o);
+	return rc;
+}
+
+int regions_save(engine *e, const table *t)
+{
+	char key[600];
+	snprintf(key, sizeof key, "regions:%s:%s", t->ns, t->qualifier);
+	char *json = regions_to_json(t);
+	if (!json)
+		return SBX_ENOMEM_SET();
+	int rc = engine_meta_put(e, key, json);
+	free(json);
+	return rc;
+}
+
+int regions_init(engine *e, table *t, const sbx_bytes *splits, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (splits[i].len == 0 || splits[i].len > SBX_MAX_ROW_LENGTH)
+			return sbx_error_set(SBX_EINVAL,
+					     "split key %zu is empty or longer "
+					     "than %d bytes",
+					     i, SBX_MAX_ROW_LENGTH);
+		if (i && cmp_bytes(splits[i - 1].data, splits[i - 1].len,
+				   splits[i].data, splits[i].len) >= 0)
+			return sbx_error_set(SBX_EINVAL,
+					     "split keys must be sorted and "
+					     "distinct (key %zu)",
+					     i);
+	}
+	sbx_split_policy_init(&t->policy);
+	sbx_buf *starts = calloc(n + 1, sizeof *starts);
+	uint64_t *ids = calloc(n + 1, sizeof *ids);
+	int rc = starts && ids ? SBX_OK : SBX_ENOMEM_SET();
+	uint64_t now = (uint64_t)engine_now_ms();
+	for (size_t i = 0; !rc && i <= n; i++) {
+		ids[i] = now;
+		if (i)
+			rc = sbx_buf_set(&starts[i], splits[i - 1].data,
+					 splits[i - 1].len);
+	}
+	if (!rc) /* REQUIRES: admin_lock, held by table creation */
+		rc = regions_set(e, t, starts, ids, NULL, n + 1);
+	for (size_t i = 0; starts && i <= n; i++)
+		sbx_buf_free(&starts[i]);
+	free(starts);
+	free(ids);
+	return rc;
+}
+
+/* ---- size estimates and the split point ---- */
+
+static void region_key_range(const region *r, sbx_buf *lo, sbx_buf *hi)
+{
+	lo->len = hi->len = 0;
+	if (r->start.len)
+		cellkey_row_start(lo, r->start.data, r->start.len);
+	if (r->end.len) {
+		cellkey_row_start(hi, r->end.data, r->end.len);
+	} else {
+		uint8_t ff[32];
+		memset(ff, 0xFF, sizeof ff);
+		sbx_buf_append(hi, ff, sizeof ff);
+	}
+}
+
+/* Bytes in store files for the region (all families; RocksDB's estimate,
+ * which ignores memtables) plus the region's unflushed writes. */
+static uint64_t region_size(engine *e, const table *t, region *r)
+{
+	sbx_buf lo = {0}, hi = {0};
+	region_key_range(r, &lo, &hi);
+	uint64_t total = 0;
+	for (size_t i = 0; i < t->nfams; i++) {
+		const char *sk = (const char *)lo.data, *lk = (const char *)hi.data;
+		size_t sl = lo.len, ll = hi.len;
+		uint64_t size = 0;
+		char *err = NULL;
+		rocksdb_approximate_sizes_cf(e->db, t->fams[i]->cf, 1, &sk, &sl,
+					     &lk, &ll, &size, &err);
+		free(err);
+		total += size;
+	}
+	sbx_buf_free(&lo);
+	sbx_buf_free(&hi);
+	return total + atomic_load(&r->unflushed);
+}
+
+/* A flush empties memtables: when the table's memtable bytes drop, the
+ * regions' unflushed estimates are reset (RocksDB's C API has no listener). */
+static void notice_flush(engine *e, table *t)
+{
+	uint64_t mem = 0;
+	for (size_t i = 0; i < t->nfams; i++) {
+		uint64_t v = 0;
+		if (!rocksdb_property_int_cf(e->db, t->fams[i]->cf,
+					     "rocksdb.cur-size-all-mem-tables", &v))
+			mem += v;
+	}
+	uint64_t seen = atomic_exchange(&t->memtable_seen, mem);
+	if (mem < seen || mem == 0)
+		for (size_t i = 0; i < t->nregions; i++)
+			atomic_store(&t->regions[i]->unflushed, 0);
+}
+
+typedef struct mid_sample {
+	sbx_buf row;
+	uint64_t at;
+} mid_sample;
+
+#define MID_SAMPLES 256
+
+/* The row at the middle of one family's bytes in [lo, hi): one pass,
+ * keeping at most MID_SAMPLES evenly spaced row starts. */
+static int family_midpoint(engine *e, family *f, const sbx_buf *lo,
+			   const sbx_buf *hi, sbx_buf *first, sbx_buf *mid,
+			   uint64_t *total)
+{
+	rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
+	rocksdb_readoptions_set_total_order_seek(ro, 1);
+	rocksdb_readoptions_set_fill_cache(ro, 0);
+	if (lo->len)
+		rocksdb_readoptions_set_iterate_lower_bound(ro, (const char *)lo->data, lo->len);
+	rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)hi->data, hi->len);
+	rocksdb_iterator_t *it = rocksdb_create_iterator_cf(e->db, ro, f->cf);
+	mid_sample *smp = calloc(MID_SAMPLES, sizeof *smp);
+	size_t ns = 0;
+	uint64_t step = 4096, next = 0, cum = 0;
+	sbx_buf prev = {0};
+	int rc = smp ? SBX_OK : SBX_ENOMEM_SET();
+	first->len = mid->len = 0;
+	for (rocksdb_iter_seek_to_first(it); !rc && rocksdb_iter_valid(it);
+	     rocksdb_iter_next(it)) {
+		size_t kl, vl;
+		const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+		rocksdb_iter_value(it, &vl);
+		size_t pl = cellkey_row_prefix_len(k, kl);
+		if (pl && (prev.len != pl || memcmp(prev.data, k, pl))) {
+			sbx_buf_set(&prev, k, pl);
+			if (!first->len)
+				cellkey_unescape(k, kl, first);
+			if (cum >= next) {
+				if (ns == MID_SAMPLES) { /* thin out, widen */
+					for (size_t i = 0; i < ns / 2; i++) {
+						sbx_buf tmp = smp[i].row;
+						smp[i].row = smp[2 * i].row;
+						smp[2 * i].row = tmp;
+						smp[i].at = smp[2 * i].at;
+					}
+					for (size_t i = ns / 2; i < ns; i++)
+						smp[i].row.len = 0;
+					ns /= 2;
+					step *= 2;
+				}
+				smp[ns].row.len = 0;
+				cellkey_unescape(k, kl, &smp[ns].row);
+				smp[ns].at = cum;
+				ns++;
+				next = cum + step;
+			}
+		}
+		cum += kl + vl;
+	}
+	*total = cum;
+	/* the sample nearest the middle that is not the first row */
+	uint64_t best = UINT64_MAX;
+	for (size_t i = 0; !rc && i < ns; i++) {
+		uint64_t d = smp[i].at > cum / 2 ? smp[i].at - cum / 2
+						 : cum / 2 - smp[i].at;
+		if (d < best && cmp_bytes(smp[i].row.data, smp[i].row.len,
+					  first->data, first->len) != 0) {
+			best = d;
+			rc = sbx_buf_set(mid, smp[i].row.data, smp[i].row.len);
+		}
+	}
+	for (size_t i = 0; smp && i < MID_SAMPLES; i++)
+		sbx_buf_free(&smp[i].row);
+	free(smp);
+	sbx_buf_free(&prev);
+	rocksdb_iter_destroy(it);
+	rocksdb_readoptions_destroy(ro);
+	return rc;
+}
+
+/* HBase: the split point comes from the largest store, then the split
+ * restriction (KeyPrefix / DelimitedKeyPrefix) cuts it. Empty *mid: the
+ * region cannot split. families[] must stay referenced by the caller. */
+static int region_midpoint(engine *e, family **fams, size_t nfams,
+			   const sbx_split_policy *pol, const sbx_buf *start,
+			   const sbx_buf *end, sbx_buf *mid)
+{
+	region tmp = {.start = *start, .end = *end};
+	sbx_buf lo = {0}, hi = {0}, first = {0}, cand = {0};
+	region_key_range(&tmp, &lo, &hi);
+	uint64_t best = 0;
+	int rc = SBX_OK;
+	mid->len = 0;
+	for (size_t i = 0; !rc && i < nfams; i++) {
+		uint64_t total;
+		rc = family_midpoint(e, fams[i], &lo, &hi, &first, &cand, &total);
+		if (!rc && cand.len && total > best) {
+			best = total;
+			rc = sbx_buf_set(mid, cand.data, cand.len);
+		}
+	}
+	if (!rc && mid->len) {
+		if (pol->kind == SBX_SPLIT_KEY_PREFIX && pol->prefix_length &&
+		    mid->len > pol->prefix_length)
+			mid->len = pol->prefix_length;
+		if (pol->kind == SBX_SPLIT_DELIMITED_KEY_PREFIX) {
+			uint8_t *d = memchr(mid->data, pol->delimiter, mid->len);
+			if (d)
+				mid->len = (size_t)(d - mid->data);
+		}
+		/* the point must fall strictly inside the region */
+		if (mid->len == 0 ||
+		    cmp_bytes(mid->data, mid->len, start->data, start->len) <= 0 ||
+		    (end->len &&
+		     cmp_bytes(mid->data, mid->len, end->data, end->len) >= 0))
+			mid->len = 0;
+	}
+	sbx_buf_free(&lo);
+	sbx_buf_free(&hi);
+	sbx_buf_free(&first);
+	sbx_buf_free(&cand);
+	return rc;
+}
+
+/* Replace region idx by [start, key) and [key, end). REQUIRES: admin_lock
+ * and t->lock (write). */
+static int split_at(engine *e, table *t, size_t idx, const uint8_t *key,
+		    size_t len)
+{
+	region *p = t->regions[idx];
+	uint64_t now = (uint64_t)engine_now_ms();
+	if (now <= p->id)
+		now = p->id + 1;
+	region *a = region_new(e, p->start.data, p->start.len, key, len, now, p->server);
+	region *b = region_new(e, key, len, p->end.data, p->end.len, now, 0);
+	region **rs = realloc(t->regions, (t->nregions + 1) * sizeof *rs);
+	if (!a || !b || !rs) {
+		region_free(a);
+		region_free(b);
+		if (rs)
+			t->regions = rs;
+		return SBX_ENOMEM_SET();
+	}
+	t->regions = rs;
+	/* daughters inherit half of the parent's load history each */
+	for (int i = 0; i < a->nslots && i < p->nslots; i++) {
+		load_slot *src = &p->slots[i];
+		for (int k = 0; k < 2; k++) {
+			load_slot *dst = k ? &b->slots[i] : &a->slots[i];
+			atomic_store(&dst->start_ms, atomic_load(&src->start_ms));
+			atomic_store(&dst->reads, atomic_load(&src->reads) / 2);
+			atomic_store(&dst->writes, atomic_load(&src->writes) / 2);
+			atomic_store(&dst->read_bytes, atomic_load(&src->read_bytes) / 2);
+			atomic_store(&dst->write_bytes, atomic_load(&src->write_bytes) / 2);
+		}
+	}
+	atomic_store(&a->unflushed, atomic_load(&p->unflushed) / 2);
+	atomic_store(&b->unflushed, atomic_load(&p->unflushed) / 2);
+	memmove(&rs[idx + 2], &rs[idx + 1], (t->nregions - idx - 1) * sizeof *rs);
+	rs[idx] = a;
+	rs[idx + 1] = b;
+	t->nregions++;
+	e->server_regions[p->server]--;
+	e->server_regions[a->server]++;
+	b->server = pick_server(e, t);
+	e->server_regions[b->server]++;
+	region_free(p);
+	balance(e, t);
+	return regions_save(e, t);
+}
+
+static size_t region_index(const table *t, const region *r)
+{
+	for (size_t i = 0; i < t->nregions; i++)
+		if (t->regions[i] == r)
+			return i;
+	return SIZE_MAX;
+}
+
+static family **ref_families(table *t, size_t *n)
+{
+	family **fams = calloc(t->nfams ? t->nfams : 1, sizeof *fams);
+	for (size_t i = 0; fams && i < t->nfams; i++) {
+		fams[i] = t->fams[i];
+		atomic_fetch_add(&fams[i]->refs, 1);
+	}
+	*n = fams ? t->nfams : 0;
+	return fams;
+}
+
+static void unref_families(family **fams, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		family_unref(fams[i]);
+	free(fams);
+}
+
+/* Split the region with this id at its midpoint if it is still there. */
+static int split_region_at_midpoint(engine *e, table *t, uint64_t id,
+				    bool *split)
+{
+	*split = false;
+	pthread_rwlock_rdlock(&t->lock);
+	region *r = NULL;
+	for (size_t i = 0; i < t->nregions; i++)
+		if (t->regions[i]->id == id)
+			r = t->regions[i];
+	sbx_buf start = {0}, end = {0}, mid = {0};
+	size_t nf = 0;
+	family **fams = NULL;
+	sbx_split_policy pol = t->policy;
+	if (r) {
+		sbx_buf_set(&start, r->start.data, r->start.len);
+		sbx_buf_set(&end, r->end.data, r->end.len);
+		fams = ref_families(t, &nf);
+	}
+	pthread_rwlock_unlock(&t->lock);
+	int rc = SBX_OK;
+	if (r)
+		rc = region_midpoint(e, fams, nf, &pol, &start, &end, &mid);
+	if (!rc && mid.len) {
+		pthread_mutex_lock(&e->admin_lock);
+		pthread_rwlock_wrlock(&t->lock);
+		region *now = t->dropped ? NULL : region_for_row(t, mid.data, mid.len);
+		if (now && now->id == id) {
+			rc = split_at(e, t, region_index(t, now), mid.data, mid.len);
+			*split = rc == SBX_OK;
+		}
+		pthread_rwlock_unlock(&t->lock);
+		pthread_mutex_unlock(&e->admin_lock);
+	}
+	unref_families(fams, nf);
+	sbx_buf_free(&start);
+	sbx_buf_free(&end);
+	sbx_buf_free(&mid);
+	return rc;
+}
+
+void regions_maybe_split(engine *e, table *t, const uint8_t *row, size_t len)
+{
+	pthread_rwlock_rdlock(&t->lock);
+	if (t->dropped || t->policy.kind == SBX_SPLIT_DISABLED) {
+		pthread_rwlock_unlock(&t->lock);
+		return;
+	}
+	region *r = region_for_row(t, row, len);
+	int on_server = 0;
+	for (size_t i = 0; i < t->nregions; i++)
+		on_server += t->regions[i]->server == r->server;
+	uint64_t thr = sbx_split_threshold(&t->policy, on_server);
+	uint64_t every = thr / 16;
+	if (every < 4096)
+		every = 4096;
+	if (every > (64u << 20))
+		every = 64u << 20;
+	bool check = atomic_load(&r->since_check) >= every;
+	uint64_t size = 0, id = r->id;
+	if (check) {
+		atomic_store(&r->since_check, 0);
+		notice_flush(e, t);
+		size = region_size(e, t, r);
+	}
+	pthread_rwlock_unlock(&t->lock);
+	if (!check || size < thr || atomic_exchange(&t->splitting, true))
+		return;
+	bool split;
+	split_region_at_midpoint(e, t, id, &split);
+	atomic_store(&t->splitting, false);
+}
+
+/* ---- the backend's region operations ---- */
+
+static void region_name(char *out, size_t cap, const table *t, const region *r,
+			char encoded[33])
+{
+	char start[512];
+	size_t o = 0;
+	for (size_t i = 0; i < r->start.len && o + 5 < sizeof start; i++) {
+		uint8_t c = r->start.data[i];
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			start[o++] = (char)c;
+		else
+			o += (size_t)snprintf(start + o, sizeof start - o, "\\x%02X", c);
+	}
+	start[o] = 0;
+	char base[1200];
+	snprintf(base, sizeof base, "%s,%s,%llu", t->name, start,
+		 (unsigned long long)r->id);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	EVP_Digest(base, strlen(base), md, &mdlen, EVP_md5(), NULL);
+	for (unsigned i = 0; i < 16; i++)
+		snprintf(encoded + 2 * i, 3, "%02x", md[i]);
+	snprintf(out, cap, "%s.%s.", base, encoded);
+}
+
+static uint8_t *dup_bytes(const sbx_buf *b)
+{
+	uint8_t *p = malloc(b->len ? b->len : 1);
+	if (p && b->len)
+		memcpy(p, b->data, b->len);
+	return p;
+}
+
+int engine_regions(sbx_region_info **out, size_t *n, void *p, const char *name)
+{
+	engine *e = p;
+	table *t;
+	*out = NULL;
+	*n = 0;
+	int rc = engine_table_get(&t, e, name);
+	if (rc)
+		return rc;
+	pthread_rwlock_rdlock(&t->lock);
+	notice_flush(e, t);
+	sbx_region_info *v = calloc(t->nregions ? t->nregions : 1, sizeof *v);
+	for (size_t i = 0; v && i < t->nregions; i++) {
+		region *r = t->regions[i];
+		char nm[1400];
+		region_name(nm, sizeof nm, t, r, v[i].encoded);
+		v[i].name = strdup(nm);
+		v[i].id = r->id;
+		v[i].start_key = dup_bytes(&r->start);
+		v[i].start_len = r->start.len;
+		v[i].end_key = dup_bytes(&r->end);
+		v[i].end_len = r->end.len;
+		v[i].server = r->server;
+		sbx_region_metrics *m = &v[i].metrics;
+		m->read_request_count = atomic_load(&r->reads);
+		m->write_request_count = atomic_load(&r->writes);
+		m->filtered_read_request_count = atomic_load(&r->filtered);
+		m->read_bytes = atomic_load(&r->read_bytes);
+		m->write_bytes = atomic_load(&r->write_bytes);
+		m->cells_written = atomic_load(&r->cells);
+		m->memstore_size = atomic_load(&r->unflushed);
+		m->store_file_size = region_size(e, t, r) - m->memstore_size;
+		if (!v[i].name || !v[i].start_key || !v[i].end_key)
+			rc = SBX_ENOMEM_SET();
+	}
+	size_t cnt = t->nregions;
+	pthread_rwlock_unlock(&t->lock);
+	table_unref(t);
+	if (!v || rc) {
+		sbx_region_infos_free(v, cnt);
+		return rc ? rc : SBX_ENOMEM_SET();
+	}
+	*out = v;
+	*n = cnt;
+	return SBX_OK;
+}
+
+int engine_split(void *p, const char *name, const void *key, size_t len)
+{
+	engine *e = p;
+	table *t;
+	int rc = engine_table_get(&t, e, name);
+	if (rc)
+		return rc;
+	pthread_rwlock_rdlock(&t->lock);
+	bool disabled = t->policy.kind == SBX_SPLIT_DISABLED;
+	size_t n = t->nregions;
+	uint64_t *ids = calloc(n ? n : 1, sizeof *ids);
+	for (size_t i = 0; ids && i < n; i++)
+		ids[i] = t->regions[i]->id;
+	pthread_rwlock_unlock(&t->lock);
+	if (!ids)
+		rc = SBX_ENOMEM_SET();
+	else if (disabled)
+		rc = sbx_error_set(SBX_EINVAL,
+				   "table '%s' uses DisabledRegionSplitPolicy, "
+				   "which blocks manual splits too",
+				   name);
+	else if (len) {
+		pthread_mutex_lock(&e->admin_lock);
+		pthread_rwlock_wrlock(&t->lock);
+		region *r = region_for_row(t, key, len);
+		if (t->dropped)
+			rc = sbx_error_set(SBX_ENOTFOUND, "table '%s' does not exist", name);
+		else if (cmp_bytes(key, len, r->start.data, r->start.len) == 0)
+			rc = sbx_error_set(SBX_EINVAL,
+					   "split key is already a region boundary "
+					   "of table '%s'", name);
+		else
+			rc = split_at(e, t, region_index(t, r), key, len);
+		pthread_rwlock_unlock(&t->lock);
+		pthread_mutex_unlock(&e->admin_lock);
+	} else {
+		size_t done = 0;
+		for (size_t i = 0; !rc && i < n; i++) {
+			bool split;
+			rc = split_region_at_midpoint(e, t, ids[i], &split);
+			done += split;
+		}
+		if (!rc && !done)
+			rc = sbx_error_set(SBX_EINVAL,
+					   "no region of table '%s' holds enough "
+					   "rows to split at a midpoint",
+					   name);
+	}
+	free(ids);
+	table_unref(t);
+	return rc;
+}
+
+int engine_merge(void *p, const char *name, const void *start, size_t len)
+{
+	engine *e = p;
+	table *t;
+	int rc = engine_table_get(&t, e, name);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&e->admin_lock);
+	pthread_rwlock_wrlock(&t->lock);
+	size_t idx = SIZE_MAX;
+	for (size_t i = 0; i < t->nregions; i++)
+		if (!cmp_bytes(t->regions[i]->start.data, t->regions[i]->start.len,
+			       start, len))
+			idx = i;
+	if (idx == SIZE_MAX || idx + 1 >= t->nregions) {
+		rc = sbx_error_set(SBX_EINVAL,
+				   "table '%s' has no region starting at the "
+				   "given key with a region after it",
+				   name);
+	} else {
+		region *a = t->regions[idx], *b = t->regions[idx + 1];
+		uint64_t id = (uint64_t)engine_now_ms();
+		region *m = region_new(e, a->start.data, a->start.len,
+				       b->end.data, b->end.len,
+				       id > b->id ? id : b->id + 1, a->server);
+		if (!m) {
+			rc = SBX_ENOMEM_SET();
+		} else {
+			for (int i = 0; i < m->nslots && i < a->nslots; i++) {
+				load_slot *x = &a->slots[i], *y = &b->slots[i], *z = &m->slots[i];
+				atomic_store(&z->start_ms, atomic_load(&x->start_ms));
+				atomic_store(&z->reads, atomic_load(&x->reads) + atomic_load(&y->reads));
+				atomic_store(&z->writes, atomic_load(&x->writes) + atomic_load(&y->writes));
+				atomic_store(&z->read_bytes, atomic_load(&x->read_bytes) + atomic_load(&y->read_bytes));
+				atomic_store(&z->write_bytes, atomic_load(&x->write_bytes) + atomic_load(&y->write_bytes));
+			}
+			atomic_store(&m->unflushed, atomic_load(&a->unflushed) +
+							    atomic_load(&b->unflushed));
+			e->server_regions[a->server]--;
+			e->server_regions[b->server]--;
+			e->server_regions[m->server]++;
+			t->regions[idx] = m;
+			memmove(&t->regions[idx + 1], &t->regions[idx + 2],
+				(t->nregions - idx - 2) * sizeof *t->regions);
+			t->nregions--;
+			region_free(a);
+			region_free(b);
+			balance(e, t);
+			rc = regions_save(e, t);
+		}
+	}
+	pthread_rwlock_unlock(&t->lock);
+	pthread_mutex_unlock(&e->admin_lock);
+	table_unref(t);
+	return rc;
+}
+
+int engine_set_split_policy(void *p, const char *name, const sbx_split_policy *pol)
+{
+	engine *e = p;
+	table *t;
+	int rc = engine_table_get(&t, e, name);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&e->admin_lock);
+	pthread_rwlock_wrlock(&t->lock);
+	sbx_split_policy old = t->policy;
+	t->policy = *pol;
+	rc = regions_save(e, t);
+	if (rc)
+		t->policy = old;
+	pthread_rwlock_unlock(&t->lock);
+	pthread_mutex_unlock(&e->admin_lock);
+	table_unref(t);
+	return rc;
+}
+
+int engine_get_split_policy(void *p, const char *name, sbx_split_policy *pol)
+{
+	table *t;
+	int rc = engine_table_get(&t, p, name);
+	if (rc)
+		return rc;
+	pthread_rwlock_rdlock(&t->lock);
+	*pol = t->policy;
+	pthread_rwlock_unlock(&t->lock);
+	table_unref(t);
+	return SBX_OK;
+}
+
+int engine_load(sbx_region_load **out, size_t *n, void *p, const char *name,
+		size_t nbuckets)
+{
+	engine *e = p;
+	table *t;
+	*out = NULL;
+	*n = 0;
+	int rc = engine_table_get(&t, e, name);
+	if (rc)
+		return rc;
+	int64_t w = e->opts.metrics_bucket_ms > 0 ? e->opts.metrics_bucket_ms : 1000;
+	int64_t cur = engine_now_ms() / w * w;
+	pthread_rwlock_rdlock(&t->lock);
+	size_t cnt = t->nregions;
+	sbx_region_load *v = calloc(cnt ? cnt : 1, sizeof *v);
+	for (size_t i = 0; v && !rc && i < cnt; i++) {
+		region *r = t->regions[i];
+		size_t nb = nbuckets < (size_t)r->nslots ? nbuckets : (size_t)r->nslots;
+		v[i].start_key = dup_bytes(&r->start);
+		v[i].start_len = r->start.len;
+		v[i].end_key = dup_bytes(&r->end);
+		v[i].end_len = r->end.len;
+		v[i].server = r->server;
+		v[i].nbuckets = nb;
+		v[i].buckets = calloc(nb ? nb : 1, sizeof *v[i].buckets);
+		if (!v[i].start_key || !v[i].end_key || !v[i].buckets) {
+			rc = SBX_ENOMEM_SET();
+			break;
+		}
+		for (size_t k = 0; k < nb; k++) {
+			int64_t start = cur - (int64_t)(nb - 1 - k) * w;
+			load_slot *s = &r->slots[(start / w) % r->nslots];
+			sbx_load_bucket *b = &v[i].buckets[k];
+			b->start_ms = start;
+			if (atomic_load(&s->start_ms) != start)
+				continue;
+			b->reads = atomic_load(&s->reads);
+			b->writes = atomic_load(&s->writes);
+			b->read_bytes = atomic_load(&s->read_bytes);
+			b->write_bytes = atomic_load(&s->write_bytes);
+		}
+	}
+	pthread_rwlock_unlock(&t->lock);
+	table_unref(t);
+	if (!v || rc) {
+		sbx_region_loads_free(v, cnt);
+		return rc ? rc : SBX_ENOMEM_SET();
+	}
+	*out = v;
+	*n = cnt;
+	return SBX_OK;
+}
+
+int engine_region_servers(void *p)
+{
+	return ((engine *)p)->nservers;
+}
