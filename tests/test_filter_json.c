@@ -159,9 +159,9 @@ static void test_round_trip(void)
 
 static void test_errors(void)
 {
-	CHECK_STR(through("{\"type\":"),
-		  "ERROR: filter JSON: line 1, column 8: unexpected token "
-		  "near end of file");
+	/* jansson's own wording varies by version; the place does not */
+	CHECK(!strncmp(through("{\"type\":"),
+		       "ERROR: filter JSON: line 1, column 8: ", 38));
 	CHECK_STR(through("[1]"),
 		  "ERROR: filter JSON: top level: a filter must be a JSON "
 		  "object");

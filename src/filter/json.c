@@ -252,7 +252,7 @@ static int get_comparator(reader *r, json_t *o, bool required,
 static int get_column(reader *r, json_t *o, sbx_buf *fam, sbx_buf *qual)
 {
 	int rc = get_b64(r, o, "family", fam, true, NULL);
-	if (!rc && memchr(fam->data, 0, fam->len))
+	if (!rc && fam->len && memchr(fam->data, 0, fam->len))
 		rc = jerr(r, "field 'family' cannot hold a NUL byte");
 	if (!rc)
 		rc = sbx_buf_push(fam, 0);
@@ -628,7 +628,7 @@ int sbx_filter_from_json(sbx_filter **out, const char *json, size_t len)
 	*out = NULL;
 	json_error_t e;
 	json_t *root = json_loadb(json ? json : "", json ? len : 0,
-				  JSON_DECODE_ANY, &e);
+				  JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
 	if (!root)
 		return sbx_error_set(SBX_EPARSE,
 				     "filter JSON: line %d, column %d: %s",

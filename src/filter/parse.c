@@ -135,12 +135,12 @@ static int parse_arg(parser *p, arg *a)
 			    "number, true/false or a compare operator), "
 			    "found %s",
 			    found(p, start, fb));
-	bool ok = true;
 	a->quoted = false;
 	a->len = p->pos - start;
-	a->data = flt_dup(p->s + start, a->len + 1, &ok);
-	if (!ok)
+	a->data = malloc(a->len + 1);
+	if (!a->data)
 		return SBX_ENOMEM_SET();
+	memcpy(a->data, p->s + start, a->len);
 	a->data[a->len] = 0;
 	return SBX_OK;
 }
