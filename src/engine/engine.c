@@ -354,7 +354,7 @@ static int load_catalog(engine *e, rocksdb_t *db,
 			if (!catalog_has_ns(e, ns))
 				rc = catalog_add_ns(e, ns);
 		} else if (kl > 6 && !memcmp(k, "table:", 6)) {
-			table *t;
+			table *t = NULL;
 			rc = table_from_json(&t, e, v, vl);
 			if (!rc && (rc = catalog_add_table(e, t)))
 				table_unref(t);

@@ -631,7 +631,7 @@ int kd_encode_field(const kd_elem *e, const char *v, size_t n, sbx_buf *out)
 	size_t start = out->len;
 	int rc = SBX_OK;
 	int64_t i64;
-	uint64_t u64;
+	uint64_t u64 = 0;
 	double dbl;
 	switch (e->type) {
 	case KT_UINT:

@@ -196,7 +196,7 @@ int sbx_keydesign_explain(const sbx_keydesign *d, sbx_buf *out)
 	for (size_t i = 0; !rc && i < d->n_elems; i++) {
 		sbx_keyelem_info info;
 		sbx_keydesign_elem(d, i, &info);
-		char name[80], bytes[32], off[16], mx[16];
+		char name[80], bytes[32], off[24], mx[16];
 		if (info.kind == SBX_KEYELEM_LITERAL) {
 			sbx_buf q = {0};
 			rc = sbx_key_to_binary_string(&q, d->elems[i].lit,

@@ -814,7 +814,7 @@ static int parse_element(parser *p, kd_elem *e)
 	}
 	char fname[MAX_NAME + 1];
 	snprintf(fname, sizeof fname, "%.*s", (int)fn->len, fn->start);
-	sbx_hash_algo algo;
+	sbx_hash_algo algo = SBX_HASH_MD5;
 	if (kd_is_salt_name(fname) || kd_hash_from_name(fname, &algo)) {
 		advance(p);
 		if (cur(p)->type != TK_LP)
