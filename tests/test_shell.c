@@ -196,6 +196,13 @@ static void test_binary_format(void)
 	REQUIRE(sbx_shell_append_binary(&b, "a b~\\\x00\x7f\xff\n", 9) == 0);
 	CHECK_MEM(b.data, b.len, "a b~\\x5C\\x00\\x7F\\xFF\\x0A");
 	sbx_buf_free(&b);
+
+	/* Bytes.toBytesBinary, as SPLITS are read. */
+	sbx_buf_clear(&b);
+	REQUIRE(sbx_shell_from_binary(&b, "a\\x00\\xfFz\\xZ1\\x4", 17) == 0);
+	CHECK_INT(b.len, 9);
+	CHECK(b.len == 9 && !memcmp(b.data, "a\0\xffzxZ1x4", 9));
+	sbx_buf_free(&b);
 }
 
 /* ---- end to end through the binary ----------------------------------------- */
@@ -512,8 +519,6 @@ static void test_e2e_schema(void)
 	CHECK_INT(r.status, 0);
 	CHECK_STR(r.err, "");
 	CHECK_STR(r.out,
-		  "NOTE: 1 pre-split point(s) ignored: tables have a single "
-		  "region until regions exist\n"
 		  "Created table t\n"
 		  "=> Hbase::Table - t\n"
 		  "Updating all regions with the new schema...\n"
@@ -551,6 +556,99 @@ static void test_e2e_schema(void)
 		  "1 row(s)\n"
 		  "Truncating 't' table (it may take a while):\n"
 		  "Truncating table...\n");
+	run_free(&r);
+}
+
+static void test_e2e_regions(void)
+{
+	fresh_dir("shell_regions");
+	run r = run_shell(
+		"create 't', 'cf', SPLITS => ['m', 'c', '\\x01z']\n"
+		"get_splits 't'\n"
+		"split 't', 'x'\n"
+		"get_splits 't'\n"
+		"put 't', 'd', 'cf:a', 'v', 3\n"
+		"put 't', 'y', 'cf:a', 'w', 4\n"
+		"scan 't'\n"
+		"create 'h', 'cf', {NUMREGIONS => 4, SPLITALGO => "
+		"'HexStringSplit'}\n"
+		"get_splits 'h'\n"
+		"create 'k', 'cf', SPLIT_POLICY => 'KeyPrefixRegionSplitPolicy', "
+		"METADATA => {'KeyPrefixRegionSplitPolicy.prefix_length' => "
+		"'2'}\n"
+		"alter 'k', MAX_FILESIZE => 1048576\n"
+		"status\n");
+	CHECK_INT(r.status, 0);
+	CHECK_STR(r.err, "");
+	char status[4800];
+	snprintf(status, sizeof status,
+		 "1 active master, 0 backup masters, 4 servers, 0 dead, "
+		 "2.5000 average load\n"
+		 "embedded store at %s: 3 table(s), 10 region(s) on 4 "
+		 "modelled region servers\n",
+		 data_dir);
+	char expected[16384];
+	snprintf(expected, sizeof expected,
+		 "Created table t\n"
+		 "=> Hbase::Table - t\n"
+		 "Total number of splits = 4\n"
+		 "\\x01z\n"
+		 "c\n"
+		 "m\n"
+		 "=> [\"\\x01z\", \"c\", \"m\"]\n"
+		 "Total number of splits = 5\n"
+		 "\\x01z\n"
+		 "c\n"
+		 "m\n"
+		 "x\n"
+		 "=> [\"\\x01z\", \"c\", \"m\", \"x\"]\n"
+		 "ROW                                      COLUMN+CELL\n"
+		 " d                                       column=cf:a, timestamp=3, value=v\n"
+		 " y                                       column=cf:a, timestamp=4, value=w\n"
+		 "2 row(s)\n"
+		 "Created table h\n"
+		 "=> Hbase::Table - h\n"
+		 "Total number of splits = 4\n"
+		 "40000000\n"
+		 "80000000\n"
+		 "c0000000\n"
+		 "=> [\"40000000\", \"80000000\", \"c0000000\"]\n"
+		 "Created table k\n"
+		 "=> Hbase::Table - k\n"
+		 "%s",
+		 status);
+	CHECK_STR(r.out, expected);
+	run_free(&r);
+}
+
+static void test_e2e_formatters(void)
+{
+	fresh_dir("shell_format");
+	run r = run_shell(
+		"create 't', 'cf'\n"
+		"put 't', 'r', 'cf:n', \"\\x00\\x00\\x00\\x00\\x00\\x00\\x01\\x02\", 1\n"
+		"put 't', 'r', 'cf:i', \"\\xff\\xff\\xff\\xfe\", 1\n"
+		"put 't', 'r', 'cf:s', 'hello world', 1\n"
+		"get 't', 'r', 'cf:n:toLong', 'cf:i:toInt', 'cf:s'\n"
+		"scan 't', {COLUMNS => ['cf:n:toHex', 'cf:s'], MAXLENGTH => 16}\n"
+		"get 't', 'r', {COLUMN => 'cf:s', FORMATTER => 'toString'}\n");
+	CHECK_INT(r.status, 0);
+	CHECK_STR(r.err, "");
+	CHECK_STR(r.out,
+		  "Created table t\n"
+		  "=> Hbase::Table - t\n"
+		  "COLUMN                                   CELL\n"
+		  " cf:i                                    timestamp=1, value=-2\n"
+		  " cf:n                                    timestamp=1, value=258\n"
+		  " cf:s                                    timestamp=1, value=hello world\n"
+		  "1 row(s)\n"
+		  "ROW                                      COLUMN+CELL\n"
+		  " r                                       column=cf:n, timestamp=1, val\n"
+		  " r                                       column=cf:s, timestamp=1, val\n"
+		  "1 row(s)\n"
+		  "COLUMN                                   CELL\n"
+		  " cf:s                                    timestamp=1, value=hello world\n"
+		  "1 row(s)\n");
 	run_free(&r);
 }
 
@@ -659,10 +757,24 @@ static void test_e2e_error_messages(void)
 		 "ERROR: scan: unknown option 'LIMITS' (known: STARTROW, "
 		 "STOPROW, ROWPREFIXFILTER, LIMIT, REVERSED, COLUMN, COLUMNS, "
 		 "VERSIONS, TIMERANGE, TIMESTAMP, FILTER, RAW, CACHE, BATCH, "
-		 "CACHE_BLOCKS) (line 1)\n"},
-		{"split 't'\n",
-		 "ERROR: split is not available yet: every table is a single "
-		 "region until regions are implemented (line 1)\n"},
+		 "CACHE_BLOCKS, FORMATTER, MAXLENGTH) (line 1)\n"},
+		{"create 'd', 'cf', SPLITS => ['b', 'a', 'b']\n",
+		 "ERROR: split key 'b' is given twice (line 1)\n"},
+		{"create 'd', 'cf', NUMREGIONS => 4\n",
+		 "ERROR: NUMREGIONS and SPLITALGO go together, e.g. "
+		 "NUMREGIONS => 16, SPLITALGO => 'HexStringSplit' (line 1)\n"},
+		{"create 'd', 'cf', SPLIT_POLICY => 'FooPolicy'\n",
+		 "ERROR: unknown SPLIT_POLICY 'FooPolicy' (known: "
+		 "SteppingSplitPolicy, ConstantSizeRegionSplitPolicy, "
+		 "IncreasingToUpperBoundRegionSplitPolicy, "
+		 "KeyPrefixRegionSplitPolicy, "
+		 "DelimitedKeyPrefixRegionSplitPolicy, "
+		 "DisabledRegionSplitPolicy) (line 1)\n"},
+		{"create 'd', 'cf', FOO => 1\n",
+		 "ERROR: unknown table attribute 'FOO' (line 1)\n"},
+		{"get 'd', 'r', {FORMATTER => 'toLong'}\n",
+		 "ERROR: FORMATTER must be 'toString' or 'toStringBinary' (per "
+		 "column: 'cf:q:toLong'), got 'toLong' (line 1)\n"},
 		{"create 't'\n",
 		 "ERROR: create needs at least one column family, e.g. create "
 		 "'t', 'cf' (line 1)\n"},
@@ -744,6 +856,7 @@ TEST_MAIN(T(test_parse_basic), T(test_parse_quoting), T(test_parse_numbers),
 	  T(test_e2e_create_put_get_scan), T(test_e2e_timing_line),
 	  T(test_e2e_binary_keys), T(test_e2e_delete_is_delete_column),
 	  T(test_e2e_scan_options), T(test_e2e_get_options),
-	  T(test_e2e_schema), T(test_e2e_namespaces), T(test_e2e_counters),
+	  T(test_e2e_schema), T(test_e2e_regions), T(test_e2e_formatters),
+	  T(test_e2e_namespaces), T(test_e2e_counters),
 	  T(test_e2e_stops_at_first_error), T(test_e2e_error_messages),
 	  T(test_e2e_filter_errors), T(test_e2e_script_file_and_help))

@@ -12,6 +12,7 @@
 
 #include <editline/readline.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,12 +33,15 @@ typedef struct command {
 static int cmd_help(shell *sh, const sbx_shell_cmd *c);
 static int cmd_exit(shell *sh, const sbx_shell_cmd *c);
 static int cmd_version(shell *sh, const sbx_shell_cmd *c);
+static int cmd_show_filters(shell *sh, const sbx_shell_cmd *c);
 
 static const command commands[] = {
 	{"help", cmd_help, 0, 1, "general", "help ['command' | 'group']"},
 	{"status", shell_cmd_status, 0, 1, "general",
 	 "status ['summary' | 'simple' | 'detailed']"},
 	{"version", cmd_version, 0, 0, "general", "version"},
+	{"show_filters", cmd_show_filters, 0, 0, "general",
+	 "show_filters   (names usable in FILTER => \"...\")"},
 	{"exit", cmd_exit, 0, 0, "general", "exit"},
 	{"quit", cmd_exit, 0, 0, "general", "quit"},
 	{"create", shell_cmd_create, 1, -1, "ddl",
@@ -46,14 +50,21 @@ static const command commands[] = {
 	 "BLOOMFILTER => 'ROWCOL',\n"
 	 "         COMPRESSION => 'ZSTD', KEEP_DELETED_CELLS => true}, "
 	 "{NAME => 'cf2'}\n"
-	 "  create 't1', 'cf', SPLITS => ['10', '20']   (pre-splits are "
-	 "noted and ignored for now)"},
+	 "  create 't1', 'cf', SPLITS => ['10', '20']\n"
+	 "  create 't1', 'cf', {NUMREGIONS => 16, SPLITALGO => "
+	 "'HexStringSplit'}\n"
+	 "  create 't1', 'cf', SPLITS_FILE => 'splits.txt', SPLIT_POLICY => "
+	 "'KeyPrefixRegionSplitPolicy',\n"
+	 "         METADATA => {'KeyPrefixRegionSplitPolicy.prefix_length' => "
+	 "'4'}, MAX_FILESIZE => 1073741824"},
 	{"alter", shell_cmd_alter, 1, -1, "ddl",
 	 "alter 't1', NAME => 'cf', VERSIONS => 5   (add or modify a "
 	 "family)\n"
 	 "  alter 't1', 'cf2'                        (add a family)\n"
 	 "  alter 't1', NAME => 'cf2', METHOD => 'delete'\n"
-	 "  alter 't1', 'delete' => 'cf2'"},
+	 "  alter 't1', 'delete' => 'cf2'\n"
+	 "  alter 't1', MAX_FILESIZE => 268435456, SPLIT_POLICY => "
+	 "'ConstantSizeRegionSplitPolicy'"},
 	{"describe", shell_cmd_describe, 1, 1, "ddl", "describe 't1'"},
 	{"desc", shell_cmd_describe, 1, 1, "ddl", "desc 't1'"},
 	{"list", shell_cmd_list, 0, 1, "ddl", "list ['regex']"},
@@ -104,7 +115,10 @@ static const command commands[] = {
 	{"major_compact", shell_cmd_major_compact, 1, 1, "tools",
 	 "major_compact 't1'"},
 	{"split", shell_cmd_split, 1, 2, "tools",
-	 "split 't1'[, 'splitKey']   (not available yet)"},
+	 "split 't1'[, 'splitKey']   (no key: every region at its midpoint)"},
+	{"get_splits", shell_cmd_get_splits, 1, 1, "tools", "get_splits 't1'"},
+	{"list_regions", shell_cmd_list_regions, 1, 1, "tools",
+	 "list_regions 't1'"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof *commands)
@@ -179,6 +193,39 @@ static int cmd_version(shell *sh, const sbx_shell_cmd *c)
 {
 	(void)c;
 	fprintf(sh->out, "saltbox 0.1.0, HBase shell syntax\n");
+	return 0;
+}
+
+/* The one piece of process-wide state: a signal handler can only talk
+ * through a flag. */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+bool shell_interrupted(void)
+{
+	return interrupted != 0;
+}
+
+/* The names HBase's ParseFilter registers, as its show_filters lists. */
+static int cmd_show_filters(shell *sh, const sbx_shell_cmd *c)
+{
+	static const char *const names[] = {
+		"DependentColumnFilter", "KeyOnlyFilter",
+		"ColumnCountGetFilter", "SingleColumnValueFilter",
+		"PrefixFilter", "SingleColumnValueExcludeFilter",
+		"FirstKeyOnlyFilter", "ColumnRangeFilter", "ColumnValueFilter",
+		"TimestampsFilter", "FamilyFilter", "QualifierFilter",
+		"ColumnPrefixFilter", "RowFilter", "MultipleColumnPrefixFilter",
+		"InclusiveStopFilter", "PageFilter", "ValueFilter",
+		"ColumnPaginationFilter"};
+	(void)c;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		fprintf(sh->out, "%s\n", names[i]);
 	return 0;
 }
 
@@ -275,6 +322,11 @@ static int interactive_loop(shell *sh)
 	stifle_history(1000);
 	if (hist[0])
 		read_history(hist);
+	/* Ctrl-C stops the running command or clears the line, never the
+	 * shell (no SA_RESTART, so a blocked read returns). */
+	struct sigaction sa = {.sa_handler = on_sigint};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
 	printf("Saltbox shell on %s (HBase shell syntax)\n"
 	       "Type 'help' for the list of commands, 'exit' to leave.\n",
 	       sh->data_dir);
@@ -282,7 +334,14 @@ static int interactive_loop(shell *sh)
 		snprintf(prompt, sizeof prompt, "saltbox:%03u:%d%c ",
 			 counter % 1000, stmt.len ? 1 : 0,
 			 stmt.len ? '*' : '>');
+		interrupted = 0;
 		char *line = readline(prompt);
+		if (interrupted) {
+			free(line);
+			putchar('\n');
+			sbx_buf_clear(&stmt);
+			continue;
+		}
 		if (!line) {
 			putchar('\n');
 			break;
@@ -299,6 +358,7 @@ static int interactive_loop(shell *sh)
 			add_history((const char *)stmt.data);
 		}
 		if (rc) {
+			fflush(stdout);
 			fprintf(stderr, "ERROR: %s\n", sh->err);
 			fflush(stderr);
 		}

@@ -57,16 +57,36 @@ int shell_check_keys(shell *sh, const sbx_shell_value *hash,
 /* "family" or "family:qualifier" split into a column selector whose family
  * points into `fam` (cap SBX_MAX_FAMILY_NAME + 1) and qualifier into the
  * value's bytes. */
+/* How values are printed: HBase's Bytes.toX converters, chosen with
+ * FORMATTER => 'toString' or per column as 'cf:q:toLong'. */
+typedef enum shell_format {
+	SHELL_FMT_BINARY = 0, /* toStringBinary, the default */
+	SHELL_FMT_STRING,
+	SHELL_FMT_LONG,
+	SHELL_FMT_INT,
+	SHELL_FMT_SHORT,
+	SHELL_FMT_FLOAT,
+	SHELL_FMT_DOUBLE,
+	SHELL_FMT_BOOLEAN,
+	SHELL_FMT_HEX,
+} shell_format;
+
+/* "toLong" -> SHELL_FMT_LONG; -1 for a name that is not a converter. */
+int shell_format_from_name(const char *name, size_t len);
+
 typedef struct shell_column {
 	char family[SBX_MAX_FAMILY_NAME + 1];
 	const uint8_t *qualifier; /* NULL = whole family */
 	size_t qualifier_len;
+	shell_format format; /* from a 'cf:q:toLong' suffix (get/scan) */
 } shell_column;
 int shell_parse_column(shell *sh, const sbx_shell_value *v,
 		       shell_column *out);
 
 /* Columns from a string, or an array of strings, appended to cols/n (the
- * array is grown with realloc; free it with free()). */
+ * array is grown with realloc; free it with free()). A trailing
+ * ':toLong'-style converter is split off into .format, as HBase's get and
+ * scan do. */
 int shell_columns(shell *sh, const sbx_shell_value *v, shell_column **cols,
 		  size_t *n);
 
@@ -76,6 +96,10 @@ int shell_open_table(shell *sh, const sbx_shell_value *name, sbx_table **t);
 /* FILTER => "..." to a filter (NULL when v is NULL). */
 int shell_filter(shell *sh, const sbx_shell_value *v, sbx_filter **out);
 
+/* True once Ctrl-C was pressed during the running command (interactive
+ * only); long loops (scan, count) stop with "interrupted". */
+bool shell_interrupted(void);
+
 /* ---- output -------------------------------------------------------------- */
 
 /* Print bytes as Bytes.toStringBinary does. */
@@ -83,10 +107,39 @@ void shell_print_binary(shell *sh, const void *data, size_t len);
 /* The two-column table rows HBase's formatter prints. */
 void shell_print_header(shell *sh, const char *left, const char *right);
 /* One cell: " <left>   column=cf:q, timestamp=..., value=..." (scan) or
- * " cf:q   timestamp=..., value=..." (get, row_mode false). */
-void shell_print_cell(shell *sh, const sbx_cell *cell, bool row_mode);
+ * " cf:q   timestamp=..., value=..." (get, row_mode false). The value is
+ * printed in `format`; maxlength > 0 cuts the "timestamp=..." part to that
+ * many bytes (MAXLENGTH). */
+void shell_print_cell(shell *sh, const sbx_cell *cell, bool row_mode,
+		      shell_format format, int64_t maxlength);
 /* HBase's human-readable TTL: "FOREVER", "60 SECONDS (1 MINUTE)". */
 void shell_format_ttl(char *out, size_t cap, int64_t ttl_seconds);
+
+/* ---- table attributes and regions (shell_regions.c) ---------------------- */
+
+/* What create/alter collect from table-level hashes. */
+typedef struct shell_table_setup {
+	sbx_buf *splits; /* split keys (SPLITS, SPLITS_FILE, NUMREGIONS) */
+	size_t nsplits;
+	bool has_splits;
+	int numregions;
+	char *algo; /* SPLITALGO */
+	bool set_policy;
+	sbx_split_policy policy;
+} shell_table_setup;
+
+void shell_table_setup_init(shell_table_setup *ts);
+void shell_table_setup_free(shell_table_setup *ts);
+/* One table attribute (SPLITS, MAX_FILESIZE, ...) into *ts. */
+int shell_table_attr(shell *sh, const char *key, const sbx_shell_value *v,
+		     shell_table_setup *ts);
+/* Create the table, pre-split as *ts says, then set its split policy. */
+int shell_create_table(shell *sh, const char *table,
+		       const sbx_family_desc *fams, size_t nf,
+		       shell_table_setup *ts);
+/* alter 't', MAX_FILESIZE => ..., SPLIT_POLICY => ... */
+int shell_alter_table_attrs(shell *sh, const char *table,
+			    const sbx_shell_value *hash);
 
 /* ---- handlers ------------------------------------------------------------ */
 
@@ -104,6 +157,8 @@ int shell_cmd_truncate(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_flush(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_major_compact(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_split(shell *sh, const sbx_shell_cmd *c);
+int shell_cmd_get_splits(shell *sh, const sbx_shell_cmd *c);
+int shell_cmd_list_regions(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_status(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_create_namespace(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_drop_namespace(shell *sh, const sbx_shell_cmd *c);

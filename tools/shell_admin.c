@@ -1,7 +1,7 @@
 /*
  * shell_admin.c - the shell's schema and maintenance commands: create,
  * alter, describe, list, exists, enable/disable, drop, truncate, flush,
- * major_compact, split, status and the namespace commands. Family
+ * major_compact and the namespace commands. Family
  * attributes are read from HBase's hash syntax in one place (apply_attrs).
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -23,16 +23,6 @@ static const char *const ignored_family_attrs[] = {
 	"EVICT_BLOCKS_ON_CLOSE", "PREFETCH_BLOCKS_ON_OPEN",
 	"COMPRESSION_COMPACT", "CONFIGURATION", "METADATA", "DFS_REPLICATION",
 	"STORAGE_POLICY", NULL};
-
-/* Table attributes likewise (pre-splits get their own note). */
-static const char *const ignored_table_attrs[] = {
-	"MAX_FILESIZE", "READONLY", "MEMSTORE_FLUSHSIZE", "DURABILITY",
-	"REGION_REPLICATION", "NORMALIZATION_ENABLED", "SPLIT_POLICY", "OWNER",
-	"METADATA", "CONFIGURATION", "PRIORITY", "COMPACTION_ENABLED",
-	"SPLIT_ENABLED", "MERGE_ENABLED", "FLUSH_POLICY", NULL};
-
-static const char *const split_attrs[] = {"SPLITS", "SPLITS_FILE",
-					  "NUMREGIONS", "SPLITALGO", NULL};
 
 static bool in_list(const char *const *list, const char *s)
 {
@@ -190,49 +180,7 @@ static int new_family(shell *sh, const char *name, sbx_family_desc *f)
 	return rc ? shell_lib_fail(sh, rc, NULL) : 0;
 }
 
-/* A table-level hash (no NAME): pre-splits and table attributes. */
-static int table_attrs(shell *sh, const sbx_shell_value *hash)
-{
-	for (size_t i = 0; i + 1 < hash->n; i += 2) {
-		const sbx_shell_value *k = &hash->items[i];
-		const sbx_shell_value *v = &hash->items[i + 1];
-		if (!sbx_shell_is_text(k))
-			return shell_fail(sh, "table attribute names must be "
-					      "constants or strings");
-		if (!strcmp(k->str, "SPLITS")) {
-			if (v->type != SBX_SHV_ARRAY)
-				return shell_fail(sh, "SPLITS must be an array "
-						      "of split keys");
-			for (size_t j = 0; j < v->n; j++) {
-				char num[24];
-				const char *s;
-				size_t len;
-				if (shell_bytes(sh, &v->items[j], "split key",
-						num, &s, &len))
-					return -1;
-			}
-			fprintf(sh->out,
-				"NOTE: %zu pre-split point(s) ignored: tables "
-				"have a single region until regions exist\n",
-				v->n);
-		} else if (in_list(split_attrs, k->str)) {
-			fprintf(sh->out,
-				"NOTE: %s ignored: tables have a single region "
-				"until regions exist\n",
-				k->str);
-		} else if (in_list(ignored_table_attrs, k->str)) {
-			fprintf(sh->out,
-				"NOTE: table attribute %s is not supported by "
-				"saltbox and was ignored\n",
-				k->str);
-		} else {
-			return shell_fail(sh, "unknown table attribute '%.64s'",
-					  k->str);
-		}
-	}
-	return 0;
-}
-
+/* create 't', 'cf' | {NAME => 'cf', ...} ... [, {SPLITS => [...], ...}] */
 int shell_cmd_create(shell *sh, const sbx_shell_cmd *c)
 {
 	const char *table;
@@ -241,29 +189,33 @@ int shell_cmd_create(shell *sh, const sbx_shell_cmd *c)
 	sbx_family_desc *fams = calloc(c->nargs, sizeof *fams);
 	size_t nf = 0;
 	int ret = -1;
+	shell_table_setup ts;
+	shell_table_setup_init(&ts);
 	if (!fams)
 		return shell_fail(sh, "out of memory");
 	for (size_t i = 1; i < c->nargs; i++) {
 		const sbx_shell_value *a = &c->args[i];
 		const char *name;
-		if (a->type == SBX_SHV_HASH) {
-			const sbx_shell_value *nv = sbx_shell_hash_get(a, "NAME");
-			if (!nv) {
-				if (table_attrs(sh, a))
+		const sbx_shell_value *nv = sbx_shell_hash_get(a, "NAME");
+		if (a->type == SBX_SHV_HASH && !nv) {
+			for (size_t k = 0; k + 1 < a->n; k += 2) {
+				if (!sbx_shell_is_text(&a->items[k])) {
+					shell_fail(sh, "table attribute names "
+						       "must be constants or "
+						       "strings");
 					goto out;
-				continue;
+				}
+				if (shell_table_attr(sh, a->items[k].str,
+						     &a->items[k + 1], &ts))
+					goto out;
 			}
-			if (family_name(sh, nv, &name) ||
-			    new_family(sh, name, &fams[nf]) ||
-			    apply_attrs(sh, a, &fams[nf]))
-				goto out;
-			nf++;
-		} else {
-			if (family_name(sh, a, &name) ||
-			    new_family(sh, name, &fams[nf]))
-				goto out;
-			nf++;
+			continue;
 		}
+		if (family_name(sh, a->type == SBX_SHV_HASH ? nv : a, &name) ||
+		    new_family(sh, name, &fams[nf]) ||
+		    (a->type == SBX_SHV_HASH && apply_attrs(sh, a, &fams[nf])))
+			goto out;
+		nf++;
 	}
 	if (nf == 0) {
 		shell_fail(sh, "create needs at least one column family, e.g. "
@@ -271,15 +223,13 @@ int shell_cmd_create(shell *sh, const sbx_shell_cmd *c)
 			   table);
 		goto out;
 	}
-	int rc = sbx_table_create(sh->db, table, fams, nf);
-	if (rc) {
-		shell_lib_fail(sh, rc, NULL);
+	if (shell_create_table(sh, table, fams, nf, &ts))
 		goto out;
-	}
 	fprintf(sh->out, "Created table %s\n", table);
 	shell_set_ret(sh, "Hbase::Table - %s", table);
 	ret = 0;
 out:
+	shell_table_setup_free(&ts);
 	free(fams);
 	return ret;
 }
@@ -360,7 +310,7 @@ static int alter_one(shell *sh, const char *table, const sbx_shell_value *a)
 		if (!family_name(sh, nv, &name))
 			ret = alter_family(sh, table, info, name, a);
 	} else {
-		ret = table_attrs(sh, a);
+		ret = shell_alter_table_attrs(sh, table, a);
 	}
 out:
 	sbx_table_info_free(info);
@@ -581,49 +531,6 @@ int shell_cmd_is_enabled(shell *sh, const sbx_shell_cmd *c)
 int shell_cmd_is_disabled(shell *sh, const sbx_shell_cmd *c)
 {
 	return enabled_query(sh, c, false);
-}
-
-int shell_cmd_split(shell *sh, const sbx_shell_cmd *c)
-{
-	(void)c;
-	return shell_fail(sh, "split is not available yet: every table is a "
-			      "single region until regions are implemented");
-}
-
-int shell_cmd_status(shell *sh, const sbx_shell_cmd *c)
-{
-	char **tables, **spaces;
-	if (c->nargs) {
-		const char *kind;
-		if (shell_text(sh, &c->args[0], "status format", &kind))
-			return -1;
-		if (strcmp(kind, "simple") && strcmp(kind, "summary") &&
-		    strcmp(kind, "detailed"))
-			return shell_fail(sh, "status format must be 'summary', "
-					      "'simple' or 'detailed'");
-	}
-	int rc = sbx_table_list(&tables, sh->db);
-	if (rc)
-		return shell_lib_fail(sh, rc, NULL);
-	if ((rc = sbx_namespace_list(&spaces, sh->db))) {
-		sbx_strv_free(tables);
-		return shell_lib_fail(sh, rc, NULL);
-	}
-	size_t nt = 0, nn = 0;
-	while (tables[nt])
-		nt++;
-	while (spaces[nn])
-		nn++;
-	fprintf(sh->out,
-		"1 active master, 0 backup masters, 1 servers, 0 dead, "
-		"%.4f average load\n",
-		(double)nt);
-	fprintf(sh->out, "embedded store at %s: %zu table(s) in %zu "
-			 "namespace(s), one region per table\n",
-		sh->data_dir, nt, nn);
-	sbx_strv_free(tables);
-	sbx_strv_free(spaces);
-	return 0;
 }
 
 static int namespace_arg(shell *sh, const sbx_shell_cmd *c, const char **ns)

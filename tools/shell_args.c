@@ -168,6 +168,7 @@ int shell_parse_column(shell *sh, const sbx_shell_value *v, shell_column *out)
 				      "byte");
 	memcpy(out->family, s, flen);
 	out->family[flen] = 0;
+	out->format = SHELL_FMT_BINARY;
 	if (colon) {
 		out->qualifier = (const uint8_t *)colon + 1;
 		out->qualifier_len = len - flen - 1;
@@ -191,14 +192,63 @@ static int push_column(shell *sh, const sbx_shell_value *v,
 	return 0;
 }
 
+int shell_format_from_name(const char *name, size_t len)
+{
+	static const struct {
+		const char *name;
+		shell_format format;
+	} names[] = {
+		{"toStringBinary", SHELL_FMT_BINARY},
+		{"toString", SHELL_FMT_STRING},
+		{"toLong", SHELL_FMT_LONG},
+		{"toInt", SHELL_FMT_INT},
+		{"toShort", SHELL_FMT_SHORT},
+		{"toFloat", SHELL_FMT_FLOAT},
+		{"toDouble", SHELL_FMT_DOUBLE},
+		{"toBoolean", SHELL_FMT_BOOLEAN},
+		{"toHex", SHELL_FMT_HEX},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strlen(names[i].name) == len &&
+		    !memcmp(names[i].name, name, len))
+			return (int)names[i].format;
+	return -1;
+}
+
+/* 'cf:q:toLong': split off a known converter name after the last ':'. */
+static void split_converter(shell_column *col)
+{
+	col->format = SHELL_FMT_BINARY;
+	if (!col->qualifier)
+		return;
+	const uint8_t *q = col->qualifier;
+	for (size_t i = col->qualifier_len; i-- > 0;) {
+		if (q[i] != ':')
+			continue;
+		int f = shell_format_from_name((const char *)q + i + 1,
+					       col->qualifier_len - i - 1);
+		if (f >= 0) {
+			col->format = (shell_format)f;
+			col->qualifier_len = i;
+		}
+		return;
+	}
+}
+
 int shell_columns(shell *sh, const sbx_shell_value *v, shell_column **cols,
 		  size_t *n)
 {
-	if (v->type != SBX_SHV_ARRAY)
-		return push_column(sh, v, cols, n);
-	for (size_t i = 0; i < v->n; i++)
-		if (push_column(sh, &v->items[i], cols, n))
+	size_t first = *n;
+	if (v->type != SBX_SHV_ARRAY) {
+		if (push_column(sh, v, cols, n))
 			return -1;
+	} else {
+		for (size_t i = 0; i < v->n; i++)
+			if (push_column(sh, &v->items[i], cols, n))
+				return -1;
+	}
+	for (size_t i = first; i < *n; i++)
+		split_converter(&(*cols)[i]);
 	return 0;
 }
 

@@ -355,7 +355,29 @@ typedef struct read_spec {
 	sbx_filter *filter;
 	uint8_t *prefix_stop;
 	int64_t interval; /* count only */
+	shell_format format; /* FORMATTER */
+	int64_t maxlength;   /* MAXLENGTH, 0 = whole */
 } read_spec;
+
+/* The format for a cell: its column's 'cf:q:toX' converter, else the
+ * FORMATTER. */
+static shell_format format_for(const read_spec *r, const sbx_cell *cell)
+{
+	for (size_t i = 0; i < r->ncols; i++) {
+		const shell_column *c = &r->cols[i];
+		if (c->qualifier && c->qualifier_len == cell->qualifier_len &&
+		    !strcmp(c->family, cell->family) &&
+		    !memcmp(c->qualifier, cell->qualifier, c->qualifier_len))
+			return c->format;
+	}
+	return r->format;
+}
+
+static void print_cell(shell *sh, const read_spec *r, const sbx_cell *cell,
+		       bool row_mode)
+{
+	shell_print_cell(sh, cell, row_mode, format_for(r, cell), r->maxlength);
+}
 
 static void read_spec_free(read_spec *r)
 {
@@ -479,6 +501,19 @@ static int read_option(shell *sh, const char *key, const sbx_shell_value *v,
 	}
 	if (!strcmp(key, "INTERVAL"))
 		return positive(sh, v, key, INT64_MAX, &r->interval);
+	if (!strcmp(key, "MAXLENGTH"))
+		return positive(sh, v, key, INT32_MAX, &r->maxlength);
+	if (!strcmp(key, "FORMATTER")) {
+		if (shell_text(sh, v, key, &b))
+			return -1;
+		if (strcmp(b, "toString") && strcmp(b, "toStringBinary"))
+			return shell_fail(sh, "FORMATTER must be 'toString' or "
+					      "'toStringBinary' (per column: "
+					      "'cf:q:toLong'), got '%.64s'",
+					  b);
+		r->format = shell_format_from_name(b, strlen(b));
+		return 0;
+	}
 	if (!strcmp(key, "CACHE_BLOCKS"))
 		return shell_bool(sh, v, key, &(bool){false});
 	return shell_fail(sh, "option %s is not handled", key);
@@ -497,7 +532,7 @@ static int read_options(shell *sh, const sbx_shell_value *hash, read_spec *r,
 
 static const char *const get_keys[] = {"COLUMN", "COLUMNS", "VERSIONS",
 				       "TIMERANGE", "TIMESTAMP", "FILTER",
-				       NULL};
+				       "FORMATTER", "MAXLENGTH", NULL};
 
 int shell_cmd_get(shell *sh, const sbx_shell_cmd *c)
 {
@@ -523,7 +558,7 @@ int shell_cmd_get(shell *sh, const sbx_shell_cmd *c)
 		shell_print_header(sh, "COLUMN", "CELL");
 		size_t n = sbx_result_size(res);
 		for (size_t i = 0; i < n; i++)
-			shell_print_cell(sh, sbx_result_cell(res, i), false);
+			print_cell(sh, &r, sbx_result_cell(res, i), false);
 		fprintf(sh->out, "%d row(s)\n", n ? 1 : 0);
 		ret = 0;
 	}
@@ -538,7 +573,7 @@ static const char *const scan_keys[] = {
 	"STARTROW", "STOPROW", "ROWPREFIXFILTER", "LIMIT",   "REVERSED",
 	"COLUMN",   "COLUMNS", "VERSIONS",	  "TIMERANGE", "TIMESTAMP",
 	"FILTER",   "RAW",     "CACHE",		  "BATCH",     "CACHE_BLOCKS",
-	NULL};
+	"FORMATTER", "MAXLENGTH", NULL};
 
 static const char *const count_keys[] = {
 	"INTERVAL", "CACHE",     "FILTER",   "STARTROW", "STOPROW",
@@ -590,7 +625,7 @@ int shell_cmd_scan(shell *sh, const sbx_shell_cmd *c)
 	sbx_table *t;
 	sbx_scanner *s;
 	sbx_result *res;
-	int ret = -1, rc;
+	int ret = -1, rc = SBX_ITEROVER;
 	size_t rows = 0;
 	if (scan_spec(sh, c, &r, scan_keys, &t, &s))
 		goto out;
@@ -598,7 +633,8 @@ int shell_cmd_scan(shell *sh, const sbx_shell_cmd *c)
 	const uint8_t *last = NULL;
 	size_t last_len = 0;
 	uint8_t *prev = NULL;
-	while ((rc = sbx_scanner_next(s, &res)) == SBX_OK) {
+	while (!shell_interrupted() &&
+	       (rc = sbx_scanner_next(s, &res)) == SBX_OK) {
 		size_t n = sbx_result_size(res), len;
 		const uint8_t *row = sbx_result_row(res, &len);
 		/* With BATCH one row can come in several results. */
@@ -612,10 +648,15 @@ int shell_cmd_scan(shell *sh, const sbx_shell_cmd *c)
 			last_len = len;
 		}
 		for (size_t i = 0; i < n; i++)
-			shell_print_cell(sh, sbx_result_cell(res, i), true);
+			print_cell(sh, &r, sbx_result_cell(res, i), true);
 		sbx_result_free(res);
 	}
 	free(prev);
+	if (shell_interrupted()) {
+		fprintf(sh->out, "%zu row(s) before the interrupt\n", rows);
+		shell_fail(sh, "interrupted");
+		goto out;
+	}
 	if (rc != SBX_ITEROVER) {
 		shell_lib_fail(sh, rc, NULL);
 		goto out;
@@ -635,11 +676,12 @@ int shell_cmd_count(shell *sh, const sbx_shell_cmd *c)
 	sbx_table *t;
 	sbx_scanner *s;
 	sbx_result *res;
-	int ret = -1, rc;
+	int ret = -1, rc = SBX_ITEROVER;
 	int64_t rows = 0;
 	if (scan_spec(sh, c, &r, count_keys, &t, &s))
 		goto out;
-	while ((rc = sbx_scanner_next(s, &res)) == SBX_OK) {
+	while (!shell_interrupted() &&
+	       (rc = sbx_scanner_next(s, &res)) == SBX_OK) {
 		if (++rows % r.interval == 0) {
 			size_t len;
 			const uint8_t *row = sbx_result_row(res, &len);
@@ -649,6 +691,10 @@ int shell_cmd_count(shell *sh, const sbx_shell_cmd *c)
 			fputc('\n', sh->out);
 		}
 		sbx_result_free(res);
+	}
+	if (shell_interrupted()) {
+		shell_fail(sh, "interrupted after %" PRId64 " row(s)", rows);
+		goto out;
 	}
 	if (rc != SBX_ITEROVER) {
 		shell_lib_fail(sh, rc, NULL);

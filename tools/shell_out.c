@@ -58,10 +58,81 @@ static int append_column(sbx_buf *b, const sbx_cell *cell)
 	return rc;
 }
 
-void shell_print_cell(shell *sh, const sbx_cell *cell, bool row_mode)
+static uint64_t big_endian(const uint8_t *v, size_t n)
+{
+	uint64_t x = 0;
+	for (size_t i = 0; i < n; i++)
+		x = x << 8 | v[i];
+	return x;
+}
+
+/* The value as Bytes.toLong/toInt/... would show it; a value of the wrong
+ * width falls back to toStringBinary. */
+static int append_value(sbx_buf *b, const uint8_t *v, size_t n,
+			shell_format format)
+{
+	char num[64];
+	num[0] = 0;
+	switch (format) {
+	case SHELL_FMT_STRING:
+		return sbx_buf_append(b, v, n);
+	case SHELL_FMT_LONG:
+		if (n == 8)
+			snprintf(num, sizeof num, "%" PRId64,
+				 (int64_t)big_endian(v, 8));
+		break;
+	case SHELL_FMT_INT:
+		if (n == 4)
+			snprintf(num, sizeof num, "%" PRId32,
+				 (int32_t)(uint32_t)big_endian(v, 4));
+		break;
+	case SHELL_FMT_SHORT:
+		if (n == 2)
+			snprintf(num, sizeof num, "%d",
+				 (int16_t)(uint16_t)big_endian(v, 2));
+		break;
+	case SHELL_FMT_FLOAT:
+		if (n == 4) {
+			uint32_t bits = (uint32_t)big_endian(v, 4);
+			float f;
+			memcpy(&f, &bits, 4);
+			snprintf(num, sizeof num, "%.9g", (double)f);
+		}
+		break;
+	case SHELL_FMT_DOUBLE:
+		if (n == 8) {
+			uint64_t bits = big_endian(v, 8);
+			double d;
+			memcpy(&d, &bits, 8);
+			snprintf(num, sizeof num, "%.17g", d);
+		}
+		break;
+	case SHELL_FMT_BOOLEAN:
+		if (n == 1)
+			snprintf(num, sizeof num, "%s", v[0] ? "true" : "false");
+		break;
+	case SHELL_FMT_HEX:
+		for (size_t i = 0; i < n; i++) {
+			char hex[3];
+			snprintf(hex, sizeof hex, "%02x", v[i]);
+			if (sbx_buf_append(b, hex, 2))
+				return SBX_ENOMEM;
+		}
+		return SBX_OK;
+	case SHELL_FMT_BINARY:
+		break;
+	}
+	if (num[0])
+		return sbx_buf_append(b, num, strlen(num));
+	return sbx_shell_append_binary(b, v, n);
+}
+
+void shell_print_cell(shell *sh, const sbx_cell *cell, bool row_mode,
+		      shell_format format, int64_t maxlength)
 {
 	sbx_buf left = {0}, right = {0};
 	int rc;
+	size_t cell_start = 0;
 	char ts[48];
 	if (row_mode) {
 		rc = sbx_shell_append_binary(&left, cell->row, cell->row_len);
@@ -74,6 +145,7 @@ void shell_print_cell(shell *sh, const sbx_cell *cell, bool row_mode)
 	} else {
 		rc = append_column(&left, cell);
 	}
+	cell_start = right.len;
 	snprintf(ts, sizeof ts, "timestamp=%" PRId64 ", ", cell->timestamp);
 	if (!rc)
 		rc = sbx_buf_append(&right, ts, strlen(ts));
@@ -85,9 +157,11 @@ void shell_print_cell(shell *sh, const sbx_cell *cell, bool row_mode)
 	} else if (!rc) {
 		rc = sbx_buf_append(&right, "value=", 6);
 		if (!rc)
-			rc = sbx_shell_append_binary(&right, cell->value,
-						     cell->value_len);
+			rc = append_value(&right, cell->value, cell->value_len,
+					  format);
 	}
+	if (!rc && maxlength > 0 && right.len - cell_start > (size_t)maxlength)
+		right.len = cell_start + (size_t)maxlength;
 	if (!rc) {
 		print_left(sh, &left);
 		fwrite(right.data, 1, right.len, sh->out);

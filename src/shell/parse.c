@@ -779,3 +779,23 @@ int sbx_shell_append_binary(sbx_buf *out, const void *data, size_t len)
 	}
 	return SBX_OK;
 }
+
+int sbx_shell_from_binary(sbx_buf *out, const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		if (c == '\\' && i + 1 < len && text[i + 1] == 'x') {
+			int hi = i + 2 < len ? hex_value(text[i + 2]) : -1;
+			int lo = i + 3 < len ? hex_value(text[i + 3]) : -1;
+			if (hi < 0 || lo < 0)
+				continue; /* bogus escape: drop the backslash */
+			if (sbx_buf_push(out, (uint8_t)(hi * 16 + lo)))
+				return SBX_ENOMEM;
+			i += 3;
+			continue;
+		}
+		if (sbx_buf_push(out, (uint8_t)c))
+			return SBX_ENOMEM;
+	}
+	return SBX_OK;
+}

@@ -77,4 +77,11 @@ const char *sbx_shell_type_name(const sbx_shell_value *v);
  */
 int sbx_shell_append_binary(sbx_buf *out, const void *data, size_t len);
 
+/*
+ * Append text read as HBase's Bytes.toBytesBinary: "\xNN" (two hex digits,
+ * any case) is one byte, every other character is itself; a "\x" without
+ * two hex digits loses only its backslash.
+ */
+int sbx_shell_from_binary(sbx_buf *out, const char *text, size_t len);
+
 #endif
