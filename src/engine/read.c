@@ -141,21 +141,29 @@ static int cur_skip_row(reader *r, famcur *c, const uint8_t *row, size_t len)
 	return SBX_OK;
 }
 
-/* Position every cursor at the first row at or beyond `row`. */
-static int seek_all_to_row(reader *r, const uint8_t *row, size_t len)
+/* Position a cursor at the first row at or beyond `row`. */
+static int seek_cur_to_row(reader *r, famcur *c, const uint8_t *row,
+			   size_t len)
 {
 	r->seek.len = 0;
 	int rc = r->reversed ? cellkey_row_end(&r->seek, row, len)
 			     : cellkey_row_start(&r->seek, row, len);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < r->nfc; i++) {
-		if (r->reversed)
-			cur_seek_for_prev(&r->fc[i], &r->seek);
-		else
-			cur_seek(&r->fc[i], &r->seek);
-	}
+	if (r->reversed)
+		cur_seek_for_prev(c, &r->seek);
+	else
+		cur_seek(c, &r->seek);
 	return SBX_OK;
+}
+
+/* Position every cursor at the first row at or beyond `row`. */
+static int seek_all_to_row(reader *r, const uint8_t *row, size_t len)
+{
+	int rc = SBX_OK;
+	for (size_t i = 0; !rc && i < r->nfc; i++)
+		rc = seek_cur_to_row(r, &r->fc[i], row, len);
+	return rc;
 }
 
 /* ---- setup ---- */
@@ -670,25 +678,28 @@ static int assemble_row(reader *r, sbx_result **out)
 			sbx_result_free(res);
 			break;
 		}
-		row_action action = ROW_CONTINUE;
+		/* As HBase's one scanner per family: NEXT_ROW and hints end
+		 * the row in the current family only. */
 		for (size_t i = 0; !rc && i < r->nfc; i++) {
 			famcur *c = &r->fc[i];
 			if (!cur_at_row(c, &row))
 				continue;
 			if (r->reversed)
 				cur_seek(c, &r->prefix);
-			if (action == ROW_CONTINUE)
-				rc = read_family_row(r, c, res, row.data,
-						     row.len, &action);
-			if (!rc)
-				rc = cur_skip_row(r, c, row.data, row.len);
-		}
-		if (!rc && action == ROW_SEEK_HINT) {
-			int d = cmp_bytes(r->hint.row.data, r->hint.row.len,
-					  row.data, row.len);
-			if (r->reversed ? d < 0 : d > 0)
-				rc = seek_all_to_row(r, r->hint.row.data,
+			row_action action = ROW_CONTINUE;
+			rc = read_family_row(r, c, res, row.data, row.len,
+					     &action);
+			int d = 0;
+			if (!rc && action == ROW_SEEK_HINT)
+				d = cmp_bytes(r->hint.row.data, r->hint.row.len,
+					      row.data, row.len);
+			if (rc)
+				break;
+			if (action == ROW_SEEK_HINT && (r->reversed ? d < 0 : d > 0))
+				rc = seek_cur_to_row(r, c, r->hint.row.data,
 						     r->hint.row.len);
+			else
+				rc = cur_skip_row(r, c, row.data, row.len);
 		}
 		if (!rc)
 			rc = result_finish(res);
@@ -701,7 +712,8 @@ static int assemble_row(reader *r, sbx_result **out)
 			size_t n = res->n;
 			sbx_filter_row_cells(r->filter, res->cells, &n);
 			res->n = n;
-			if (sbx_filter_row(r->filter))
+			/* filter_row only sees rows that still have cells */
+			if (n && sbx_filter_row(r->filter))
 				res->n = 0;
 		}
 		if (r->eng->opts.region_routing) {
