@@ -406,6 +406,37 @@ static void test_explain(void)
 	sbx_keyset_free(set);
 }
 
-TEST_MAIN(T(test_seed002), T(test_seed003), T(test_seed000_and_004),
+/* A design's canonical text parses back to the same design. */
+static void test_canonical_text(void)
+{
+	sbx_keyset *set = seeds();
+	REQUIRE(set);
+	for (size_t i = 0; i < sbx_keyset_count(set); i++) {
+		const char *t = sbx_keydesign_text(sbx_keyset_at(set, i));
+		sbx_keydesign *d = NULL;
+		CHECK_INT(sbx_keydesign_parse(&d, t, strlen(t), NULL), SBX_OK);
+		if (d)
+			CHECK_STR(sbx_keydesign_text(d), t);
+		sbx_keydesign_free(d);
+	}
+	CHECK_STR(sbx_keydesign_text(sbx_keyset_find(set, "chat_md5")),
+		  "chat_md5 = md5(message_id) + ':' + date:str(6) + ':' + "
+		  "time:str(6) + ':' + message_id:dec");
+	const char *t = "k = s:salt(8, of=a, format=hex) + a:str(3, pad=' ', "
+			"align=right) + '\\x00\\'' + h:xxh3(a, bytes=2, "
+			"format=raw, seed=9) + b:i8 desc mono with scan(b), "
+			"regions(8), allow(key-too-long)";
+	sbx_keyset_free(set);
+	sbx_keydesign *d = NULL;
+	CHECK_INT(sbx_keydesign_parse(&d, t, strlen(t), NULL), SBX_OK);
+	if (!d) {
+		fprintf(stderr, "%s\n", sbx_errmsg());
+		return;
+	}
+	CHECK_STR(sbx_keydesign_text(d), t);
+	sbx_keydesign_free(d);
+}
+
+TEST_MAIN(T(test_seed002), T(test_canonical_text), T(test_seed003), T(test_seed000_and_004),
 	  T(test_types_roundtrip), T(test_parse_errors), T(test_encode_errors),
 	  T(test_explain))

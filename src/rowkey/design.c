@@ -1280,6 +1280,9 @@ int sbx_keydesign_decode(const sbx_keydesign *d, const uint8_t *key,
 	*out = NULL;
 	if (!d || (!key && len))
 		return sbx_error_set(SBX_EINVAL, "NULL argument to decode");
+	static const uint8_t empty[1];
+	if (!key)
+		key = empty; /* len is 0: never read, but never NULL either */
 	sbx_keyrecord *r = calloc(1, sizeof *r);
 	size_t *elem_pos = calloc(d->n_elems, sizeof *elem_pos);
 	size_t *elem_len = calloc(d->n_elems, sizeof *elem_len);
@@ -1289,7 +1292,7 @@ int sbx_keydesign_decode(const sbx_keydesign *d, const uint8_t *key,
 	for (size_t i = 0; !rc && i < d->n_elems; i++) {
 		const kd_elem *e = &d->elems[i];
 		size_t left = len - pos, used = 0;
-		const uint8_t *p = key ? key + pos : NULL;
+		const uint8_t *p = key + pos;
 		val.len = 0;
 		elem_pos[i] = pos;
 		if (e->kind == KD_LITERAL) {
