@@ -13,6 +13,7 @@
 #include "saltbox/filter.h"
 #include "saltbox/regions.h"
 #include "saltbox/rowkey.h"
+#include "saltbox/salted.h"
 #include "saltbox/table.h"
 
 #endif

@@ -8,6 +8,7 @@
 #include "table/mutation.h"
 #include "table/names.h"
 #include "table/result.h"
+#include "table/scanner.h"
 #include "saltbox/filter.h"
 #include "saltbox/regions.h"
 
@@ -663,19 +664,36 @@ int sbx_table_get_many(sbx_result **out, sbx_table *t,
 	return SBX_OK;
 }
 
-struct sbx_scanner {
-	sbx_table *t;
-	void *impl;
-};
-
-int sbx_scanner_open(sbx_scanner **out, sbx_table *t, const sbx_scan_opts *opts)
+/* A backend scanner behind the common sbx_scanner contract. */
+static int backend_next(void *impl, sbx_table *t, sbx_result **out)
 {
-	*out = NULL;
-	sbx_scan_opts defaults;
-	if (!opts) {
-		sbx_scan_opts_init(&defaults);
-		opts = &defaults;
+	return t->db->ops->scanner_next(impl, out);
+}
+
+static void backend_close(void *impl, sbx_table *t)
+{
+	t->db->ops->scanner_close(impl);
+}
+
+static const scanner_ops backend_scanner_ops = {backend_next, backend_close};
+
+int scanner_wrap(sbx_scanner **out, sbx_table *t, const scanner_ops *ops,
+		 void *impl)
+{
+	sbx_scanner *s = calloc(1, sizeof *s);
+	if (!s) {
+		ops->close(impl, t);
+		return SBX_ENOMEM_SET();
 	}
+	s->t = t;
+	s->ops = ops;
+	s->impl = impl;
+	*out = s;
+	return SBX_OK;
+}
+
+int scanner_check_opts(const sbx_scan_opts *opts)
+{
 	int rc = check_read_opts(&opts->read);
 	if (rc)
 		return rc;
@@ -692,29 +710,35 @@ int sbx_scanner_open(sbx_scanner **out, sbx_table *t, const sbx_scan_opts *opts)
 		return sbx_error_set(SBX_EINVAL,
 				     "cannot set batch on a scan using a filter "
 				     "that needs whole rows (hasFilterRow)");
-	sbx_scanner *s = calloc(1, sizeof *s);
-	if (!s)
-		return SBX_ENOMEM_SET();
-	rc = t->db->ops->scanner_open(&s->impl, t->impl, opts);
-	if (rc) {
-		free(s);
-		return rc;
-	}
-	s->t = t;
-	*out = s;
 	return SBX_OK;
+}
+
+int sbx_scanner_open(sbx_scanner **out, sbx_table *t, const sbx_scan_opts *opts)
+{
+	*out = NULL;
+	sbx_scan_opts defaults;
+	if (!opts) {
+		sbx_scan_opts_init(&defaults);
+		opts = &defaults;
+	}
+	int rc = scanner_check_opts(opts);
+	if (rc)
+		return rc;
+	void *impl;
+	rc = t->db->ops->scanner_open(&impl, t->impl, opts);
+	return rc ? rc : scanner_wrap(out, t, &backend_scanner_ops, impl);
 }
 
 int sbx_scanner_next(sbx_scanner *s, sbx_result **out)
 {
 	*out = NULL;
-	return s->t->db->ops->scanner_next(s->impl, out);
+	return s->ops->next(s->impl, s->t, out);
 }
 
 void sbx_scanner_close(sbx_scanner *s)
 {
 	if (!s)
 		return;
-	s->t->db->ops->scanner_close(s->impl);
+	s->ops->close(s->impl, s->t);
 	free(s);
 }

@@ -1,0 +1,44 @@
+/*
+ * saltbox/salted.h - reading tables whose row keys follow a key design
+ * (saltbox/rowkey.h), through the table API on any backend.
+ *
+ * A salted design spreads rows over buckets, so a range of the logical key
+ * order lives in one range per bucket. sbx_scanner_open_plan opens one
+ * scanner per range of a plan and merges their rows back into the order of
+ * the key without its salt (as Phoenix's MergeSortRowKeyResultIterator), so
+ * a salted table reads as if it were not salted.
+ *
+ * Thread-safety: as sbx_scanner.
+ */
+#ifndef SALTBOX_SALTED_H
+#define SALTBOX_SALTED_H
+
+#include "saltbox/rowkey.h"
+#include "saltbox/table.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Scan the rows of `plan` (from sbx_keydesign_plan) merged into unsalted
+ * key order: ascending, or descending when opts->reversed. From opts the
+ * read options, reversed, limit (rows of the merged result), batch and
+ * caching apply; start/stop rows are taken from the plan's ranges. The
+ * plan is copied; opts->read.filter stays borrowed (a filter holds per-scan
+ * state, so it must not be given here: SBX_EINVAL — filter each range
+ * yourself with separate filters if needed).
+ */
+int sbx_scanner_open_plan(sbx_scanner **out, sbx_table *t,
+			  const sbx_keyplan *plan, const sbx_scan_opts *opts);
+
+/* Get the row of a design's record: the key (salt and hashes included) is
+ * rebuilt from the field values, then read. */
+int sbx_table_get_record(sbx_result **out, sbx_table *t,
+			 const sbx_keydesign *d, const sbx_keyvalue *values,
+			 size_t n, const sbx_read_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,225 @@
+/*
+ * salted.c - the salted-scan merge: one scanner per range of a key plan,
+ * merged by a binary heap on the row key after the salt bytes, ascending or
+ * (reversed) descending, ties broken by bucket so a row split into batches
+ * keeps its parts together. Uses only the public table API, so it runs on
+ * every backend.
+ */
+#include "saltbox/salted.h"
+
+#include "common/buf.h"
+#include "common/error.h"
+#include "table/scanner.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sub {
+	sbx_scanner *s;
+	sbx_result *cur; /* NULL when exhausted */
+	size_t idx;
+} sub;
+
+typedef struct merge {
+	sub *subs;
+	size_t nsubs;
+	size_t *heap; /* indexes into subs of the non-exhausted ones */
+	size_t nheap;
+	size_t salt_len;
+	bool reversed;
+	int64_t limit, rows;
+	sbx_buf last_row;
+	bool have_last;
+} merge;
+
+static int key_cmp(const merge *m, const sbx_result *a, const sbx_result *b)
+{
+	size_t al, bl;
+	const uint8_t *ak = sbx_result_row(a, &al), *bk = sbx_result_row(b, &bl);
+	size_t s = m->salt_len;
+	ak += al > s ? s : al;
+	bk += bl > s ? s : bl;
+	al = al > s ? al - s : 0;
+	bl = bl > s ? bl - s : 0;
+	size_t n = al < bl ? al : bl;
+	int c = n ? memcmp(ak, bk, n) : 0;
+	if (!c)
+		c = al < bl ? -1 : al > bl;
+	return m->reversed ? -c : c;
+}
+
+/* true if heap entry i should come out before entry j */
+static bool before(const merge *m, size_t i, size_t j)
+{
+	const sub *a = &m->subs[m->heap[i]], *b = &m->subs[m->heap[j]];
+	int c = key_cmp(m, a->cur, b->cur);
+	return c < 0 || (c == 0 && a->idx < b->idx);
+}
+
+static void swap(merge *m, size_t i, size_t j)
+{
+	size_t t = m->heap[i];
+	m->heap[i] = m->heap[j];
+	m->heap[j] = t;
+}
+
+static void sift_down(merge *m, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, best = i;
+		if (l < m->nheap && before(m, l, best))
+			best = l;
+		if (r < m->nheap && before(m, r, best))
+			best = r;
+		if (best == i)
+			return;
+		swap(m, i, best);
+		i = best;
+	}
+}
+
+static void sift_up(merge *m, size_t i)
+{
+	while (i > 0 && before(m, i, (i - 1) / 2)) {
+		swap(m, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+/* Fetch the next result of sub k; push it on the heap if there is one. */
+static int refill(merge *m, size_t k)
+{
+	sub *s = &m->subs[k];
+	int rc = sbx_scanner_next(s->s, &s->cur);
+	if (rc == SBX_ITEROVER) {
+		s->cur = NULL;
+		return SBX_OK;
+	}
+	if (rc)
+		return rc;
+	m->heap[m->nheap++] = k;
+	sift_up(m, m->nheap - 1);
+	return SBX_OK;
+}
+
+static void merge_close(void *impl, sbx_table *t)
+{
+	(void)t;
+	merge *m = impl;
+	for (size_t i = 0; i < m->nsubs; i++) {
+		sbx_result_free(m->subs[i].cur);
+		sbx_scanner_close(m->subs[i].s);
+	}
+	free(m->subs);
+	free(m->heap);
+	sbx_buf_free(&m->last_row);
+	free(m);
+}
+
+static int merge_next(void *impl, sbx_table *t, sbx_result **out)
+{
+	(void)t;
+	merge *m = impl;
+	if (m->nheap == 0)
+		return SBX_ITEROVER;
+	size_t k = m->heap[0];
+	sbx_result *r = m->subs[k].cur;
+	size_t rl;
+	const uint8_t *row = sbx_result_row(r, &rl);
+	bool same_row = m->have_last && m->last_row.len == rl &&
+			!memcmp(m->last_row.data, row, rl);
+	if (!same_row) { /* limit counts rows; batch parts share a row */
+		if (m->limit > 0 && m->rows >= m->limit)
+			return SBX_ITEROVER;
+		m->rows++;
+		if (sbx_buf_set(&m->last_row, row, rl))
+			return SBX_ENOMEM_SET();
+		m->have_last = true;
+	}
+	m->subs[k].cur = NULL;
+	m->heap[0] = m->heap[--m->nheap];
+	sift_down(m, 0);
+	int rc = refill(m, k);
+	if (rc) {
+		sbx_result_free(r);
+		return rc;
+	}
+	*out = r;
+	return SBX_OK;
+}
+
+static const scanner_ops merge_ops = {merge_next, merge_close};
+
+int sbx_scanner_open_plan(sbx_scanner **out, sbx_table *t,
+			  const sbx_keyplan *plan, const sbx_scan_opts *opts)
+{
+	*out = NULL;
+	if (!plan || plan->count == 0)
+		return sbx_error_set(SBX_EINVAL, "the key plan has no ranges");
+	sbx_scan_opts defaults;
+	if (!opts) {
+		sbx_scan_opts_init(&defaults);
+		opts = &defaults;
+	}
+	if (opts->read.filter)
+		return sbx_error_set(SBX_EINVAL,
+				     "a merged scan runs one scanner per range; "
+				     "one filter object cannot serve them all");
+	int rc = scanner_check_opts(opts);
+	if (rc)
+		return rc;
+	merge *m = calloc(1, sizeof *m);
+	if (!m)
+		return SBX_ENOMEM_SET();
+	m->subs = calloc(plan->count, sizeof *m->subs);
+	m->heap = calloc(plan->count, sizeof *m->heap);
+	m->salt_len = plan->salt_len;
+	m->reversed = opts->reversed;
+	m->limit = opts->limit;
+	if (!m->subs || !m->heap) {
+		merge_close(m, t);
+		return SBX_ENOMEM_SET();
+	}
+	for (size_t i = 0; !rc && i < plan->count; i++) {
+		const sbx_keyrange *kr = &plan->ranges[i];
+		sbx_scan_opts so = *opts;
+		if (!opts->reversed) {
+			so.start_row = kr->start;
+			so.start_row_len = kr->start_len;
+			so.start_inclusive = true;
+			so.stop_row = kr->stop;
+			so.stop_row_len = kr->stop_len;
+			so.stop_inclusive = false;
+		} else { /* HBase's reversed order: start is the high bound */
+			so.start_row = kr->stop;
+			so.start_row_len = kr->stop_len;
+			so.start_inclusive = false;
+			so.stop_row = kr->start;
+			so.stop_row_len = kr->start_len;
+			so.stop_inclusive = true;
+		}
+		m->subs[i].idx = i;
+		rc = sbx_scanner_open(&m->subs[i].s, t, &so);
+		m->nsubs = i + 1;
+		if (!rc)
+			rc = refill(m, i);
+	}
+	if (rc) {
+		merge_close(m, t);
+		return rc;
+	}
+	return scanner_wrap(out, t, &merge_ops, m);
+}
+
+int sbx_table_get_record(sbx_result **out, sbx_table *t,
+			 const sbx_keydesign *d, const sbx_keyvalue *values,
+			 size_t n, const sbx_read_opts *opts)
+{
+	*out = NULL;
+	sbx_buf key = {0};
+	int rc = sbx_keydesign_encode(d, values, n, &key);
+	if (!rc)
+		rc = sbx_table_get(out, t, key.data, key.len, opts);
+	sbx_buf_free(&key);
+	return rc;
+}
