@@ -1,5 +1,5 @@
 # Saltbox: the two commands of the README's quick start, and a few helpers.
-#   make run   - install missing Debian packages, build, start the main job
+#   make run   - install missing Debian packages, build, start the REST server
 #   make test  - same set-up, then build with ASan+UBSan and run every test
 DATA ?= ./saltbox-data
 JOBS ?= $(shell nproc)
@@ -16,7 +16,7 @@ build: bootstrap
 	cmake --build build -j $(JOBS)
 
 run: build
-	./build/saltbox shell --data $(DATA)
+	./build/saltbox serve --data $(DATA)
 
 # The optimized build (the one `make run` uses) is built too: gcc's -O2
 # warnings differ from -O0's and are errors here.

@@ -7,10 +7,11 @@ PACKAGES=(
   build-essential cmake pkg-config
   librocksdb-dev liblz4-dev libzstd-dev libsnappy-dev
   libjansson-dev libssl-dev libxxhash-dev libedit-dev libpcre2-dev
-  libcurl4-openssl-dev libmicrohttpd-dev
+  libcurl4-openssl-dev libmicrohttpd-dev libexpat1-dev
   libprotobuf-c-dev protobuf-c-compiler
   libsqlite3-dev liblmdb-dev
   clang libclang-rt-14-dev
+  curl wrk nginx-light
 )
 
 missing=()

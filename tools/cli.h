@@ -4,6 +4,7 @@
 
 /* Each returns the process exit status. argv[0] is the subcommand name. */
 int cmd_shell(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_key(int argc, char **argv);
 
 #endif

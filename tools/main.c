@@ -14,6 +14,7 @@ typedef struct subcommand {
 
 static const subcommand subcommands[] = {
 	{"shell", cmd_shell, "HBase-shell-compatible shell on an embedded store"},
+	{"serve", cmd_serve, "HBase REST server (Stargate protocol) on a store"},
 	{"key", cmd_key, "row-key designs: explain, encode, decode, lint, plan"},
 };
 

@@ -1,0 +1,349 @@
+/*
+ * rest.h - internals of `saltbox serve`, HBase's REST protocol over the
+ * public table API (reference/hbase-rest.md). Shared by the HTTP glue
+ * (http.c), the path parser (path.c), the body codecs (cellset.c, model.c,
+ * pb.c, b64.c) and the endpoint handlers (h_*.c).
+ *
+ * Handlers are thin: they read a parsed rest_request and fill a
+ * rest_response; the HTTP layer owns both and turns the response into MHD
+ * calls. Nothing here touches src/engine or src/table internals.
+ */
+#ifndef SBX_SERVER_REST_H
+#define SBX_SERVER_REST_H
+
+#include "saltbox.h"
+#include "server/server.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Room for one user-facing error message. */
+#define REST_ERR_LEN 256
+
+/* ---- base64 (b64.c) ------------------------------------------------------ */
+
+/* Append the standard, padded base64 of data to *out. */
+int rest_b64_encode(sbx_buf *out, const void *data, size_t len);
+/* Strict decode (standard alphabet; padding optional but, when present,
+ * exact; no whitespace). Returns SBX_OK or SBX_EPARSE. *out is replaced. */
+int rest_b64_decode(sbx_buf *out, const char *text, size_t len);
+
+/* ---- media types --------------------------------------------------------- */
+
+typedef enum rest_fmt {
+	REST_FMT_NONE = 0,
+	REST_FMT_TEXT,
+	REST_FMT_XML,
+	REST_FMT_JSON,
+	REST_FMT_PB,
+	REST_FMT_BINARY,
+} rest_fmt;
+
+/* The media type of a Content-Type / Accept item (parameters ignored);
+ * *ietf tells application/protobuf from application/x-protobuf. */
+rest_fmt rest_fmt_of(const char *media, size_t len, bool *ietf);
+const char *rest_fmt_mime(rest_fmt f, bool ietf);
+
+/* ---- paths (path.c) ------------------------------------------------------ */
+
+typedef enum rest_route_kind {
+	ROUTE_ROOT,            /* GET /                    table list   */
+	ROUTE_VERSION,         /* /version, /version/rest               */
+	ROUTE_CLUSTER_VERSION, /* /version/cluster                      */
+	ROUTE_CLUSTER_STATUS,  /* /status/cluster                       */
+	ROUTE_NAMESPACES,      /* /namespaces                           */
+	ROUTE_NAMESPACE,       /* /namespaces/{ns}                      */
+	ROUTE_NAMESPACE_TABLES,/* /namespaces/{ns}/tables               */
+	ROUTE_SCHEMA,          /* /{t}/schema                           */
+	ROUTE_EXISTS,          /* /{t}/exists                           */
+	ROUTE_REGIONS,         /* /{t}/regions                          */
+	ROUTE_SCANNER,         /* /{t}/scanner                          */
+	ROUTE_SCANNER_ID,      /* /{t}/scanner/{id}                     */
+	ROUTE_MULTIGET,        /* /{t}/multiget[/{cols}]                */
+	ROUTE_SCAN,            /* /{t}/STAR or /{t}/{prefix}STAR: stateless */
+	ROUTE_ROW,             /* /{t}/{rowspec}                        */
+} rest_route_kind;
+
+/* One column of a path or a scan: family alone (has_qualifier false), or
+ * family:qualifier (qualifier may be empty: "cf:"). */
+typedef struct rest_column {
+	char *family;
+	uint8_t *qualifier;
+	size_t qualifier_len;
+	bool has_qualifier;
+} rest_column;
+
+/*
+ * HBase's RowSpec: row, or start,end range, or prefix* glob; columns;
+ * [start,]end time range. Every byte string is URL-decoded and owned here.
+ */
+typedef struct rest_rowspec {
+	sbx_buf row;       /* the row, the range start, or the glob prefix */
+	sbx_buf end_row;   /* range end (exclusive) when is_range */
+	bool is_range;
+	bool is_glob;
+	rest_column *columns;
+	size_t ncolumns;
+	int64_t start_ts;  /* [start_ts, end_ts) */
+	int64_t end_ts;
+	bool has_ts;
+	int max_versions;  /* ?v=N, default 1 */
+} rest_rowspec;
+
+typedef struct rest_route {
+	rest_route_kind kind;
+	char *table;    /* "t" or "ns:t"; NULL for cluster routes */
+	char *name;     /* namespace name, or scanner id */
+	rest_rowspec spec;
+} rest_route;
+
+/*
+ * Parse a raw (still percent-encoded) request path. On SBX_EPARSE, err
+ * holds a message for a 400 reply. The route owns its strings:
+ * rest_route_free().
+ */
+int rest_route_parse(rest_route *out, const char *path, size_t len, char *err);
+void rest_route_free(rest_route *r);
+/* Parse one RowSpec ("row[/cols[/ts]]") as multiget's row= values are. */
+int rest_rowspec_parse(rest_rowspec *out, const char *text, size_t len,
+		       bool allow_glob, char *err);
+void rest_rowspec_free(rest_rowspec *s);
+/* Java URLDecoder: %XX and '+' = space. SBX_EPARSE on a bad escape. */
+int rest_url_decode(sbx_buf *out, const char *text, size_t len);
+/* Split decoded "cf[:q]" into a column (first ':'). */
+int rest_column_parse(rest_column *out, const uint8_t *text, size_t len,
+		      char *err);
+void rest_column_free(rest_column *c);
+
+/* ---- CellSet model and codecs (cellset.c, pb.c) -------------------------- */
+
+typedef struct rest_cell {
+	sbx_buf column;   /* "cf:q" bytes */
+	bool has_column;
+	int64_t timestamp;
+	bool has_timestamp;
+	sbx_buf value;
+} rest_cell;
+
+typedef struct rest_row {
+	sbx_buf key;
+	bool has_key;
+	rest_cell *cells;
+	size_t ncells, cap;
+} rest_row;
+
+typedef struct rest_cellset {
+	rest_row *rows;
+	size_t nrows, cap;
+} rest_cellset;
+
+void rest_cellset_free(rest_cellset *cs);
+int rest_cellset_from_json(rest_cellset *out, const uint8_t *body, size_t len,
+			   char *err);
+int rest_cellset_from_xml(rest_cellset *out, const uint8_t *body, size_t len,
+			  char *err);
+int rest_cellset_from_pb(rest_cellset *out, const uint8_t *body, size_t len,
+			 char *err);
+int rest_cellset_decode(rest_cellset *out, rest_fmt f, const uint8_t *body,
+			size_t len, char *err);
+
+/* Writer for CellSet responses: open, one call per result, close. Rows are
+ * written as they come, so a scan can stream. */
+typedef struct rest_cellset_writer {
+	rest_fmt fmt;
+	size_t rows;
+	sbx_buf scratch; /* protobuf row under construction */
+} rest_cellset_writer;
+
+int rest_cellset_open(rest_cellset_writer *w, sbx_buf *out, rest_fmt f);
+/* Write cells [first, first + n) of r as one Row. */
+int rest_cellset_add(rest_cellset_writer *w, sbx_buf *out, const sbx_result *r,
+		     size_t first, size_t n);
+int rest_cellset_close(rest_cellset_writer *w, sbx_buf *out);
+void rest_cellset_writer_free(rest_cellset_writer *w);
+
+/* ---- scanner spec and schema models (model.c) ---------------------------- */
+
+typedef struct rest_scan_spec {
+	sbx_buf start_row, end_row;
+	rest_column *columns;
+	size_t ncolumns;
+	int32_t batch;         /* 0 = unset */
+	int64_t start_time;    /* default 0 */
+	int64_t end_time;      /* default INT64_MAX */
+	int32_t max_versions;  /* default INT32_MAX */
+	char *filter;          /* filter JSON text or NULL */
+	int32_t caching;
+	bool cache_blocks;
+} rest_scan_spec;
+
+void rest_scan_spec_init(rest_scan_spec *s);
+void rest_scan_spec_free(rest_scan_spec *s);
+int rest_scan_spec_decode(rest_scan_spec *out, rest_fmt f, const uint8_t *body,
+			  size_t len, char *err);
+
+typedef struct rest_attr {
+	char *key, *value;
+} rest_attr;
+
+typedef struct rest_family_schema {
+	char *name;
+	rest_attr *attrs;
+	size_t nattrs;
+} rest_family_schema;
+
+typedef struct rest_table_schema {
+	char *name;
+	rest_attr *attrs;
+	size_t nattrs;
+	rest_family_schema *families;
+	size_t nfamilies;
+} rest_table_schema;
+
+void rest_table_schema_free(rest_table_schema *s);
+int rest_table_schema_decode(rest_table_schema *out, rest_fmt f,
+			     const uint8_t *body, size_t len, char *err);
+/* Turn a family schema into a descriptor (HBase attribute names). */
+int rest_family_desc_from_schema(sbx_family_desc *out,
+				 const rest_family_schema *fs, char *err);
+
+/* ---- protobuf wire format (pb.c) ----------------------------------------- */
+
+typedef struct pb_reader {
+	const uint8_t *p, *end;
+} pb_reader;
+
+/* Next field: *field and *wire; for length-delimited fields *data and *len; for
+ * varints *varint. Returns 1 for a field, 0 at the end, SBX_EPARSE on bad
+ * input (unknown wire types 3/4, truncation, overlong varints). */
+int pb_next(pb_reader *r, uint32_t *field, int *wire, uint64_t *varint,
+	    const uint8_t **data, size_t *len);
+int pb_put_varint(sbx_buf *b, uint32_t field, uint64_t v);
+int pb_put_bytes(sbx_buf *b, uint32_t field, const void *data, size_t len);
+int pb_put_raw_varint(sbx_buf *b, uint64_t v);
+
+/* ---- requests and responses (http.c) ------------------------------------- */
+
+typedef enum rest_method {
+	METHOD_GET,
+	METHOD_HEAD,
+	METHOD_PUT,
+	METHOD_POST,
+	METHOD_DELETE,
+	METHOD_OTHER,
+} rest_method;
+
+typedef struct rest_arg {
+	char *key;
+	sbx_buf value; /* URL-decoded, NUL-terminated (len excludes it) */
+} rest_arg;
+
+typedef struct rest_server rest_server;
+
+typedef struct rest_request {
+	rest_server *srv;
+	void *conn;              /* struct MHD_Connection */
+	rest_method method;
+	const char *path;        /* raw, percent-encoded */
+	rest_route route;
+	rest_arg *args;
+	size_t nargs;
+	const uint8_t *body;
+	size_t body_len;
+} rest_request;
+
+/* A streamed body: next() appends to *out; returns 1 for more, 0 at the
+ * end, negative on error (the connection is then cut). free() runs once. */
+typedef struct rest_stream {
+	int (*next)(void *state, sbx_buf *out);
+	void (*free)(void *state);
+	void *state;
+} rest_stream;
+
+#define REST_MAX_HEADERS 4
+
+typedef struct rest_response {
+	int status;
+	const char *content_type; /* static string, NULL = none */
+	sbx_buf body;
+	rest_stream stream;       /* used when stream.next != NULL */
+	char *header_names[REST_MAX_HEADERS];
+	char *header_values[REST_MAX_HEADERS];
+	size_t nheaders;
+	bool no_cache;            /* Cache-Control: no-cache */
+} rest_response;
+
+/* A request header's value, or NULL. */
+const char *rest_header(const rest_request *rq, const char *name);
+/* The first query argument `key` (decoded), or NULL. */
+const rest_arg *rest_query(const rest_request *rq, const char *key);
+/* Parse an integer query argument; missing = *out unchanged. */
+int rest_query_int64(const rest_request *rq, const char *key, int64_t *out,
+		     char *err);
+/* The response format the client accepts among `produces` (the first is the
+ * default for no Accept or any type); REST_FMT_NONE if none is acceptable. */
+rest_fmt rest_negotiate(const rest_request *rq, const rest_fmt *produces,
+			size_t n, bool *ietf);
+/* The body's format from Content-Type (NONE if missing). */
+rest_fmt rest_content_fmt(const rest_request *rq);
+
+void rest_set_header(rest_response *rs, const char *name, const char *value);
+/* text/plain error body "Bad request\r\n<message>\r\n". */
+void rest_error(rest_response *rs, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Map an sbx status (with sbx_errmsg()) to HBase's status code. */
+void rest_sbx_error(rest_response *rs, int rc);
+/* A status with an empty body. */
+void rest_empty(rest_response *rs, int status);
+
+/* The server: shared state handlers may use. */
+struct rest_server {
+	sbx_db *db;
+	sbx_server_opts opts;
+	char host_port[128];     /* for Location headers and cluster status */
+	int64_t start_ms;
+	struct rest_scanners *scanners;
+	void *daemon;            /* struct MHD_Daemon */
+	_Atomic long in_flight;  /* requests being handled */
+	_Atomic long long requests;
+};
+
+/* ---- handlers (h_*.c): each fills rs from rq ----------------------------- */
+
+typedef void (*rest_handler)(rest_request *rq, rest_response *rs);
+
+void h_root(rest_request *rq, rest_response *rs);
+void h_version(rest_request *rq, rest_response *rs);
+void h_cluster_version(rest_request *rq, rest_response *rs);
+void h_cluster_status(rest_request *rq, rest_response *rs);
+void h_namespaces(rest_request *rq, rest_response *rs);
+void h_namespace(rest_request *rq, rest_response *rs);
+void h_namespace_tables(rest_request *rq, rest_response *rs);
+void h_schema(rest_request *rq, rest_response *rs);
+void h_exists(rest_request *rq, rest_response *rs);
+void h_regions(rest_request *rq, rest_response *rs);
+void h_row(rest_request *rq, rest_response *rs);
+void h_multiget(rest_request *rq, rest_response *rs);
+void h_scan(rest_request *rq, rest_response *rs);
+void h_scanner(rest_request *rq, rest_response *rs);
+void h_scanner_id(rest_request *rq, rest_response *rs);
+
+/* Stateful scanner registry (h_scanner.c). */
+int rest_scanners_new(struct rest_scanners **out);
+void rest_scanners_free(struct rest_scanners *s);
+
+/* Shared helpers (h_util.c). */
+int rest_open_table(sbx_table **out, rest_request *rq, rest_response *rs);
+/* Fill read options' columns from rest columns; cols is caller storage. */
+void rest_columns_to_sbx(sbx_column *cols, const rest_column *in, size_t n);
+/* JSON / XML text helpers. */
+int rest_json_string(sbx_buf *out, const char *s, size_t len);
+int rest_xml_escape(sbx_buf *out, const char *s, size_t len);
+int rest_buf_printf(sbx_buf *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int rest_buf_puts(sbx_buf *out, const char *s);
+int64_t rest_now_ms(void);
+
+#endif

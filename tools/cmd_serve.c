@@ -1,0 +1,167 @@
+/*
+ * cmd_serve.c - `saltbox serve`: open the store and serve HBase's REST
+ * protocol on it until SIGINT/SIGTERM, then stop accepting, let requests
+ * in flight finish, and close the store so every acknowledged write is on
+ * disk.
+ */
+#include "cli.h"
+
+#include "saltbox.h"
+#include "server/server.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void serve_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: saltbox serve [--data DIR] [--port 8080] [--bind 127.0.0.1]\n"
+		"                     [--read-only] [--token T] [--max-body BYTES]\n"
+		"                     [--threads N] [--page-cells N] "
+		"[--scanner-idle SECONDS]\n\n"
+		"Serve the store in DIR (default ./saltbox-data) over HBase's REST\n"
+		"protocol, so HBase REST clients (curl, node-hbase, ...) work unchanged.\n\n"
+		"  --data DIR          store directory, created if missing\n"
+		"  --port N            TCP port (default 8080; 0 = any free port)\n"
+		"  --bind ADDR         address to listen on (default 127.0.0.1, loopback)\n"
+		"  --read-only         refuse every mutation with 403\n"
+		"  --token T           require 'Authorization: Bearer T' on every\n"
+		"                      PUT/POST/DELETE (401 otherwise); also $SALTBOX_TOKEN\n"
+		"  --max-body BYTES    largest request body (default 67108864; 413 above)\n"
+		"  --threads N         worker threads (default 2 x CPUs)\n"
+		"  --page-cells N      most cells in one scanner page (default 10000)\n"
+		"  --scanner-idle S    idle scanners expire after S seconds (default 3600)\n");
+}
+
+static int parse_size(const char *s, long long lo, long long hi, long long *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"data", required_argument, NULL, 'd'},
+		{"port", required_argument, NULL, 'p'},
+		{"bind", required_argument, NULL, 'b'},
+		{"read-only", no_argument, NULL, 'r'},
+		{"token", required_argument, NULL, 't'},
+		{"max-body", required_argument, NULL, 'm'},
+		{"threads", required_argument, NULL, 'T'},
+		{"page-cells", required_argument, NULL, 'c'},
+		{"scanner-idle", required_argument, NULL, 'i'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	sbx_server_opts so;
+	sbx_server_opts_init(&so);
+	const char *data = "./saltbox-data";
+	so.token = getenv("SALTBOX_TOKEN");
+	if (so.token && !*so.token)
+		so.token = NULL;
+	int c;
+	long long v;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': data = optarg; break;
+		case 'b': so.bind = optarg; break;
+		case 'r': so.read_only = true; break;
+		case 't': so.token = *optarg ? optarg : NULL; break;
+		case 'p':
+			if (parse_size(optarg, 0, 65535, &v))
+				goto bad;
+			so.port = (int)v;
+			break;
+		case 'm':
+			if (parse_size(optarg, 1, (long long)1 << 40, &v))
+				goto bad;
+			so.max_body_bytes = (size_t)v;
+			break;
+		case 'T':
+			if (parse_size(optarg, 1, 1024, &v))
+				goto bad;
+			so.threads = (int)v;
+			break;
+		case 'c':
+			if (parse_size(optarg, 1, 100000000, &v))
+				goto bad;
+			so.max_page_cells = (size_t)v;
+			break;
+		case 'i':
+			if (parse_size(optarg, 1, 86400 * 365, &v))
+				goto bad;
+			so.scanner_idle_ms = v * 1000;
+			break;
+		case 'h':
+			serve_usage(stdout);
+			return 0;
+		default:
+			serve_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "saltbox serve: unexpected argument '%s'\n",
+			argv[optind]);
+		return 2;
+	}
+
+	/* Block the stop signals before any thread starts, so only sigwait
+	 * below sees them. */
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	sbx_db *db;
+	int rc = sbx_db_open(&db, data, NULL);
+	if (rc) {
+		fprintf(stderr, "saltbox serve: cannot open '%s': %s\n", data,
+			sbx_errmsg());
+		return 1;
+	}
+	sbx_server *srv;
+	rc = sbx_server_start(&srv, db, &so);
+	if (rc) {
+		fprintf(stderr, "saltbox serve: cannot listen on %s:%d (%s)\n",
+			so.bind, so.port,
+			rc == SBX_EINVAL ? "bad --bind address"
+					 : "port in use or not permitted?");
+		sbx_db_close(db);
+		return 1;
+	}
+	const char *host = strchr(so.bind, ':') ? "[%s]" : "%s";
+	printf("saltbox serve: HBase REST on http://");
+	printf(host, so.bind);
+	printf(":%d/ (data %s%s%s)\n", sbx_server_port(srv), data,
+	       so.read_only ? ", read-only" : "", so.token ? ", token auth" : "");
+	printf("saltbox serve: try  curl http://");
+	printf(host, so.bind);
+	printf(":%d/version   -- Ctrl-C stops\n", sbx_server_port(srv));
+	fflush(stdout);
+
+	int sig = 0;
+	sigwait(&stop, &sig);
+	fprintf(stderr, "saltbox serve: %s, finishing requests in flight\n",
+		sig == SIGINT ? "SIGINT" : "SIGTERM");
+	sbx_server_stop(srv, 10000);
+	sbx_db_close(db);
+	fprintf(stderr, "saltbox serve: stopped\n");
+	return 0;
+bad:
+	fprintf(stderr, "saltbox serve: bad value '%s' for an option\n", optarg);
+	return 2;
+}
