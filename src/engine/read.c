@@ -55,6 +55,19 @@ typedef struct famcur {
 	bool row_valid;
 } famcur;
 
+/* One family's cells of one row, copied while stepping backwards, so a
+ * reversed scan reads each row without seeking (entries in key order). */
+typedef struct rowbuf_ent {
+	size_t koff, klen, voff, vlen;
+} rowbuf_ent;
+
+typedef struct rowbuf {
+	sbx_buf arena;
+	rowbuf_ent *ents;
+	size_t n, cap, pos;
+	bool active; /* read_family_row reads from here, not the iterator */
+} rowbuf;
+
 struct reader {
 	engine *eng;
 	table *tab;
@@ -85,6 +98,7 @@ struct reader {
 	sbx_buf hint_row;
 	bool hint_pending;
 	sbx_filter_hint hint;
+	rowbuf rb;
 };
 
 /* ---- cursors ---- */
@@ -267,6 +281,8 @@ void reader_close(reader *r)
 	sbx_buf_free(&r->hint.qualifier);
 	free(r->fam_ver.v);
 	free(r->col_ver.v);
+	sbx_buf_free(&r->rb.arena);
+	free(r->rb.ents);
 	sbx_result_free(r->pending);
 	table_unref(r->tab);
 	free(r);
@@ -386,6 +402,8 @@ static bool qual_selected(const famcur *c, const uint8_t *q, size_t ql)
 	return false;
 }
 
+static void src_seek(reader *r, famcur *c, const sbx_buf *key);
+
 /* Seek the cursor within the row to the first wanted qualifier after the
  * current one; false if there is none (the family is done for this row). */
 static bool seek_next_selected(reader *r, famcur *c)
@@ -398,11 +416,103 @@ static bool seek_next_selected(reader *r, famcur *c)
 			    cellkey_put_escaped(&r->seek, c->quals[i].data,
 						c->quals[i].len))
 				return false;
-			cur_seek(c, &r->seek);
+			src_seek(r, c, &r->seek);
 			return true;
 		}
 	}
 	return false;
+}
+
+/* The cells read_family_row walks: the live iterator, or the row buffer. */
+static bool src_valid(reader *r, famcur *c)
+{
+	return r->rb.active ? r->rb.pos < r->rb.n : rocksdb_iter_valid(c->it);
+}
+
+static const uint8_t *src_key(reader *r, famcur *c, size_t *len)
+{
+	if (!r->rb.active)
+		return (const uint8_t *)rocksdb_iter_key(c->it, len);
+	const rowbuf_ent *e = &r->rb.ents[r->rb.pos];
+	*len = e->klen;
+	return r->rb.arena.data + e->koff;
+}
+
+static const uint8_t *src_value(reader *r, famcur *c, size_t *len)
+{
+	if (!r->rb.active)
+		return (const uint8_t *)rocksdb_iter_value(c->it, len);
+	const rowbuf_ent *e = &r->rb.ents[r->rb.pos];
+	*len = e->vlen;
+	return r->rb.arena.data + e->voff;
+}
+
+static void src_next(reader *r, famcur *c)
+{
+	if (r->rb.active)
+		r->rb.pos++;
+	else
+		rocksdb_iter_next(c->it);
+}
+
+/* Move to the first cell >= key (never backwards). */
+static void src_seek(reader *r, famcur *c, const sbx_buf *key)
+{
+	if (!r->rb.active) {
+		cur_seek(c, key);
+		return;
+	}
+	size_t lo = r->rb.pos, hi = r->rb.n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const rowbuf_ent *e = &r->rb.ents[mid];
+		if (cmp_bytes(r->rb.arena.data + e->koff, e->klen, key->data,
+			      key->len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	r->rb.pos = lo;
+}
+
+/* Copy the cells of the row ending at the cursor (reversed scans), leaving
+ * the iterator on the previous row. */
+static int buffer_row_backwards(reader *r, famcur *c)
+{
+	rowbuf *b = &r->rb;
+	b->n = b->pos = 0;
+	b->arena.len = 0;
+	while (rocksdb_iter_valid(c->it)) {
+		size_t kl, vl;
+		const char *k = rocksdb_iter_key(c->it, &kl);
+		if (kl < r->prefix.len || memcmp(k, r->prefix.data, r->prefix.len))
+			break;
+		const char *v = rocksdb_iter_value(c->it, &vl);
+		if (b->n == b->cap) {
+			size_t cap = b->cap ? b->cap * 2 : 16;
+			rowbuf_ent *e = realloc(b->ents, cap * sizeof *e);
+			if (!e)
+				return SBX_ENOMEM_SET();
+			b->ents = e;
+			b->cap = cap;
+		}
+		rowbuf_ent *e = &b->ents[b->n++];
+		e->koff = b->arena.len;
+		e->klen = kl;
+		e->voff = kl + e->koff;
+		e->vlen = vl;
+		if (sbx_buf_append(&b->arena, k, kl) ||
+		    sbx_buf_append(&b->arena, v, vl))
+			return SBX_ENOMEM_SET();
+		rocksdb_iter_prev(c->it);
+	}
+	c->row_valid = false;
+	for (size_t i = 0; i < b->n / 2; i++) { /* into key order */
+		rowbuf_ent t = b->ents[i];
+		b->ents[i] = b->ents[b->n - 1 - i];
+		b->ents[b->n - 1 - i] = t;
+	}
+	return SBX_OK;
 }
 
 static int add_cell(reader *r, sbx_result *res, famcur *c, const sbx_cell *in)
@@ -417,7 +527,7 @@ static int add_cell(reader *r, sbx_result *res, famcur *c, const sbx_cell *in)
 
 static int read_family_row(reader *r, famcur *c, sbx_result *res,
 			   const uint8_t *row, size_t row_len,
-			   row_action *action)
+			   row_action *action, bool *consumed)
 {
 	const family *f = c->fam;
 	bool has_ttl = f->desc.ttl_seconds < SBX_TTL_FOREVER;
@@ -429,10 +539,11 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 	r->fam_ver.n = r->col_ver.n = 0;
 	r->colkey.len = 0;
 	*action = ROW_CONTINUE;
+	*consumed = false;
 
-	while (rocksdb_iter_valid(c->it)) {
+	while (src_valid(r, c)) {
 		size_t kl, vl;
-		const uint8_t *k = (const uint8_t *)rocksdb_iter_key(c->it, &kl);
+		const uint8_t *k = src_key(r, c, &kl);
 		if (kl < r->prefix.len || memcmp(k, r->prefix.data, r->prefix.len))
 			break;
 		cellkey_parts p;
@@ -473,10 +584,10 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 			}
 		}
 		if (skip_column && !fam_marker) {
-			rocksdb_iter_next(c->it);
+			src_next(r, c);
 			continue;
 		}
-		const uint8_t *v = (const uint8_t *)rocksdb_iter_value(c->it, &vl);
+		const uint8_t *v = src_value(r, c, &vl);
 		sbx_cell cell = {row, row_len, f->desc.name,
 				 strlen(f->desc.name), r->qual.data,
 				 r->qual.len, p.ts, p.type, v, vl};
@@ -490,7 +601,7 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 				if (rc)
 					return rc;
 			}
-			rocksdb_iter_next(c->it);
+			src_next(r, c);
 			continue;
 		}
 		if (p.type != SBX_CELL_PUT) {
@@ -515,35 +626,35 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 				if (rc)
 					return rc;
 			}
-			rocksdb_iter_next(c->it);
+			src_next(r, c);
 			continue;
 		}
 		bool masked = p.ts <= fam_del || p.ts <= col_del ||
 			      ts_list_has(&r->fam_ver, p.ts) ||
 			      ts_list_has(&r->col_ver, p.ts);
 		if (masked) {
-			rocksdb_iter_next(c->it);
+			src_next(r, c);
 			continue;
 		}
 		if (has_ttl && p.ts < oldest && visible >= f->desc.min_versions) {
 			skip_column = true; /* older versions are expired too */
-			rocksdb_iter_next(c->it);
+			src_next(r, c);
 			continue;
 		}
 		visible++;
 		if (!in_range) {
-			rocksdb_iter_next(c->it);
+			src_next(r, c);
 			continue;
 		}
 		sbx_filter_code fc = r->filter ? sbx_filter_cell(r->filter, &cell)
 					       : SBX_FILTER_INCLUDE;
 		switch (fc) {
 		case SBX_FILTER_SKIP:
-			rocksdb_iter_next(c->it);
+			src_next(r, c);
 			continue;
 		case SBX_FILTER_NEXT_COL:
 			skip_column = true;
-			rocksdb_iter_next(c->it);
+			src_next(r, c);
 			continue;
 		case SBX_FILTER_NEXT_ROW:
 			*action = ROW_STOP;
@@ -551,7 +662,7 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 		case SBX_FILTER_SEEK_NEXT_USING_HINT: {
 			r->hint.row.len = r->hint.qualifier.len = 0;
 			if (!sbx_filter_cell_hint(r->filter, &cell, &r->hint)) {
-				rocksdb_iter_next(c->it);
+				src_next(r, c);
 				continue;
 			}
 			if (r->hint.row.len == row_len &&
@@ -564,9 +675,9 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 							r->hint.qualifier.len))
 					return SBX_ENOMEM_SET();
 				if (cmp_bytes(r->seek.data, r->seek.len, k, kl) > 0)
-					cur_seek(c, &r->seek);
+					src_seek(r, c, &r->seek);
 				else
-					rocksdb_iter_next(c->it);
+					src_next(r, c);
 				continue;
 			}
 			*action = ROW_SEEK_HINT;
@@ -577,7 +688,7 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 		}
 		if (included >= c->max_versions) {
 			skip_column = true;
-			rocksdb_iter_next(c->it);
+			src_next(r, c);
 			continue;
 		}
 		included++;
@@ -590,8 +701,9 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 			*action = ROW_STOP;
 			return SBX_OK;
 		}
-		rocksdb_iter_next(c->it);
+		src_next(r, c);
 	}
+	*consumed = true; /* the cursor is past the row */
 	return SBX_OK;
 }
 
@@ -684,11 +796,14 @@ static int assemble_row(reader *r, sbx_result **out)
 			famcur *c = &r->fc[i];
 			if (!cur_at_row(c, &row))
 				continue;
-			if (r->reversed)
-				cur_seek(c, &r->prefix);
+			if (r->reversed && (rc = buffer_row_backwards(r, c)))
+				break;
+			r->rb.active = r->reversed;
 			row_action action = ROW_CONTINUE;
+			bool consumed;
 			rc = read_family_row(r, c, res, row.data, row.len,
-					     &action);
+					     &action, &consumed);
+			r->rb.active = false;
 			int d = 0;
 			if (!rc && action == ROW_SEEK_HINT)
 				d = cmp_bytes(r->hint.row.data, r->hint.row.len,
@@ -698,6 +813,8 @@ static int assemble_row(reader *r, sbx_result **out)
 			if (action == ROW_SEEK_HINT && (r->reversed ? d < 0 : d > 0))
 				rc = seek_cur_to_row(r, c, r->hint.row.data,
 						     r->hint.row.len);
+			else if (r->reversed || consumed)
+				c->row_valid = false; /* already past the row */
 			else
 				rc = cur_skip_row(r, c, row.data, row.len);
 		}
