@@ -123,4 +123,41 @@ static void test_merged_scan(void)
 	sbx_db_close(db);
 }
 
-TEST_MAIN(T(test_merged_scan))
+static void test_split_keys_from_design(void)
+{
+	sbx_keydesign *d = design("salt(4) + user_id:str(2)");
+	REQUIRE(d);
+	sbx_split_keys k;
+	CHECK_INT(sbx_keydesign_split_keys(d, &k), SBX_OK);
+	REQUIRE(k.n == 3);
+	CHECK_MEM(k.keys[0].data, k.keys[0].len, "\x01");
+	CHECK_MEM(k.keys[2].data, k.keys[2].len, "\x03");
+	sbx_split_keys_free(&k);
+	sbx_keydesign_free(d);
+	d = design("salt(3, format=letter) + '-' + user_id:str(2)");
+	REQUIRE(d);
+	CHECK_INT(sbx_keydesign_split_keys(d, &k), SBX_OK);
+	REQUIRE(k.n == 2);
+	CHECK_MEM(k.keys[0].data, k.keys[0].len, "b-");
+	CHECK_MEM(k.keys[1].data, k.keys[1].len, "c-");
+	/* each bucket then lands in its own region */
+	sbx_db *db = open_fresh("saltsplit");
+	REQUIRE(db);
+	sbx_family_desc f;
+	sbx_family_desc_init(&f, "cf");
+	CHECK_INT(sbx_table_create_presplit(db, "t", &f, 1, k.keys, k.n), SBX_OK);
+	sbx_region_info *r;
+	size_t n;
+	CHECK_INT(sbx_table_regions(&r, &n, db, "t"), SBX_OK);
+	CHECK_INT(n, 3);
+	sbx_region_infos_free(r, n);
+	sbx_split_keys_free(&k);
+	sbx_keydesign_free(d);
+	d = design("user_id:str(2)");
+	REQUIRE(d);
+	CHECK_INT(sbx_keydesign_split_keys(d, &k), SBX_EINVAL);
+	sbx_keydesign_free(d);
+	sbx_db_close(db);
+}
+
+TEST_MAIN(T(test_merged_scan), T(test_split_keys_from_design))

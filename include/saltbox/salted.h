@@ -13,6 +13,7 @@
 #ifndef SALTBOX_SALTED_H
 #define SALTBOX_SALTED_H
 
+#include "saltbox/regions.h"
 #include "saltbox/rowkey.h"
 #include "saltbox/table.h"
 
@@ -37,6 +38,11 @@ int sbx_scanner_open_plan(sbx_scanner **out, sbx_table *t,
 int sbx_table_get_record(sbx_result **out, sbx_table *t,
 			 const sbx_keydesign *d, const sbx_keyvalue *values,
 			 size_t n, const sbx_read_opts *opts);
+
+/* Split keys that give each salt bucket of a salted design its own region
+ * (the start of buckets 1..N-1, as Phoenix pre-splits SALT_BUCKETS), for
+ * sbx_table_create_presplit. SBX_EINVAL if the design is not salted. */
+int sbx_keydesign_split_keys(const sbx_keydesign *d, sbx_split_keys *out);
 
 #ifdef __cplusplus
 }

@@ -223,3 +223,36 @@ int sbx_table_get_record(sbx_result **out, sbx_table *t,
 	sbx_buf_free(&key);
 	return rc;
 }
+
+int sbx_keydesign_split_keys(const sbx_keydesign *d, sbx_split_keys *out)
+{
+	memset(out, 0, sizeof *out);
+	if (sbx_keydesign_buckets(d) < 2)
+		return sbx_error_set(SBX_EINVAL,
+				     "design '%s' has no salt with 2 or more "
+				     "buckets to pre-split on",
+				     sbx_keydesign_name(d));
+	sbx_keyplan *plan;
+	int rc = sbx_keydesign_plan(d, NULL, 0, &plan);
+	if (rc)
+		return rc;
+	out->keys = calloc(plan->count, sizeof *out->keys);
+	if (!out->keys)
+		rc = SBX_ENOMEM_SET();
+	for (size_t i = 1; !rc && i < plan->count; i++) {
+		const sbx_keyrange *kr = &plan->ranges[i];
+		uint8_t *k = malloc(kr->start_len ? kr->start_len : 1);
+		if (!k) {
+			rc = SBX_ENOMEM_SET();
+			break;
+		}
+		memcpy(k, kr->start, kr->start_len);
+		out->keys[out->n].data = k;
+		out->keys[out->n].len = kr->start_len;
+		out->n++;
+	}
+	sbx_keyplan_free(plan);
+	if (rc)
+		sbx_split_keys_free(out);
+	return rc;
+}
