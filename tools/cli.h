@@ -6,5 +6,7 @@
 int cmd_shell(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_key(int argc, char **argv);
+int cmd_regions(int argc, char **argv);
+int cmd_keyviz(int argc, char **argv);
 
 #endif

@@ -16,6 +16,8 @@ static const subcommand subcommands[] = {
 	{"shell", cmd_shell, "HBase-shell-compatible shell on an embedded store"},
 	{"serve", cmd_serve, "HBase REST server (Stargate protocol) on a store"},
 	{"key", cmd_key, "row-key designs: explain, encode, decode, lint, plan"},
+	{"regions", cmd_regions, "regions: list, stats, split, merge, export-splits"},
+	{"keyviz", cmd_keyviz, "hotspot analyzer: simulate, compare, render heatmaps"},
 };
 
 static void usage(FILE *out)

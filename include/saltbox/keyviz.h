@@ -1,0 +1,202 @@
+/*
+ * saltbox/keyviz.h - the hotspot analyzer: a workload model (or a trace of
+ * keys) replayed through a key design onto a MODELLED cluster, and the
+ * Key Visualizer-style heatmap of what it did. Format: docs/hotspots.md.
+ *
+ * The cluster is a pure in-memory model, not RocksDB: N region servers,
+ * regions [start, end) that split by HBase's policies at the median key of
+ * a sorted sample of their data, and a balancer (region count first, then
+ * load). Nothing is stored; only keys, sizes and request counts are kept.
+ *
+ * Conventions are those of saltbox/common.h. Thread-safety: a parsed
+ * sbx_workload is immutable and may be shared; an iterator and a result
+ * belong to one thread at a time.
+ */
+#ifndef SALTBOX_KEYVIZ_H
+#define SALTBOX_KEYVIZ_H
+
+#include "saltbox/common.h"
+#include "saltbox/regions.h"
+#include "saltbox/rowkey.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------
+ * Workloads and traces.
+ * ------------------------------------------------------------------- */
+
+typedef struct sbx_workload sbx_workload;
+
+/*
+ * Parse a workload file (docs/hotspots.md §2). On SBX_EPARSE *line (if not
+ * NULL) gets the 1-based line and sbx_errmsg() reads "line L: ...".
+ * *out is the caller's: sbx_workload_free().
+ */
+int sbx_workload_parse(sbx_workload **out, const char *text, size_t len,
+		       int *line);
+
+/*
+ * Parse a trace: one operation per line, `[put|get|scan<TAB>]KEY`. KEY is
+ * written as HBase prints it (`\xHH` escapes) or, with `hex`, as hex
+ * digits. When the trace is replayed through a design, KEY is instead a
+ * record: `field=value` pairs separated by spaces. Operations are spaced
+ * at `rate_per_s` (<= 0: 1000/s). Errors name the line as above.
+ */
+int sbx_trace_parse(sbx_workload **out, const char *text, size_t len,
+		    bool hex, double rate_per_s, int *line);
+
+void sbx_workload_free(sbx_workload *w);
+
+/* Whether the workload's keys come from records (a design is needed) or
+ * are raw trace keys. A trace of records needs a design too. */
+bool sbx_workload_needs_design(const sbx_workload *w);
+/* Total operations the workload replays; its label ("" if none, owned). */
+uint64_t sbx_workload_ops(const sbx_workload *w);
+const char *sbx_workload_name(const sbx_workload *w);
+
+typedef enum sbx_op_kind {
+	SBX_OP_PUT,
+	SBX_OP_GET,
+	SBX_OP_SCAN,
+} sbx_op_kind;
+
+/* One operation; every pointer is borrowed from the iterator and valid
+ * until its next call. */
+typedef struct sbx_workload_op {
+	sbx_op_kind kind;
+	uint64_t index;       /* 0-based position in the workload */
+	int64_t time_ms;      /* simulated clock */
+	const uint8_t *key;   /* encoded row key (start row for a scan) */
+	size_t key_len;
+	const sbx_keyvalue *fields; /* the record (NULL for raw keys) */
+	size_t nfields;
+	uint32_t value_bytes; /* bytes written by a put */
+	int line;             /* trace line, 0 for generated workloads */
+} sbx_workload_op;
+
+typedef struct sbx_workload_iter sbx_workload_iter;
+
+/*
+ * Iterate the workload's operations, keys encoded through `design`
+ * (borrowed; NULL for a trace of raw keys). Generation is deterministic:
+ * the same workload gives the same operations every time.
+ */
+int sbx_workload_iter_new(sbx_workload_iter **out, const sbx_workload *w,
+			  const sbx_keydesign *design);
+/* SBX_OK with *op filled, SBX_ITEROVER at the end, or an error (a record
+ * the design rejects: the message names the field and, for traces, the
+ * line). */
+int sbx_workload_iter_next(sbx_workload_iter *it, sbx_workload_op *op);
+void sbx_workload_iter_free(sbx_workload_iter *it);
+
+/* ---------------------------------------------------------------------
+ * The modelled cluster and the simulation.
+ * ------------------------------------------------------------------- */
+
+typedef enum sbx_presplit_kind {
+	SBX_PRESPLIT_NONE,
+	SBX_PRESPLIT_KEYS,  /* explicit split keys */
+	SBX_PRESPLIT_ALGO,  /* RegionSplitter algorithm with a region count */
+	SBX_PRESPLIT_SALT,  /* one region per salt bucket of the design */
+} sbx_presplit_kind;
+
+typedef struct sbx_keyviz_opts {
+	int servers;              /* modelled region servers, default 4 */
+	sbx_split_policy policy;  /* default Stepping, region size 64 MiB */
+	sbx_presplit_kind presplit;
+	sbx_split_algo algo;      /* PRESPLIT_ALGO */
+	int presplit_regions;     /* PRESPLIT_ALGO: region count */
+	sbx_bytes *split_keys;    /* PRESPLIT_KEYS: borrowed, sorted */
+	size_t nsplit_keys;
+	int time_buckets;         /* heatmap columns, default 60 */
+	int key_buckets;          /* heatmap rows, default 64 */
+	int balance_every;        /* balancer period in time buckets, default 1 */
+	/* Called about every 64K operations; may be NULL. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+} sbx_keyviz_opts;
+
+/* Defaults as above. */
+void sbx_keyviz_opts_init(sbx_keyviz_opts *o);
+/* Apply the cluster settings the workload file gives (servers,
+ * region_size, flush_size, split_policy, presplit). Split keys stay owned
+ * by the workload. Call before overriding with command-line options. */
+void sbx_workload_cluster_opts(const sbx_workload *w, sbx_keyviz_opts *o);
+
+/* A region at the end of the run. */
+typedef struct sbx_keyviz_region {
+	uint8_t *start;     /* empty: start of table */
+	size_t start_len;
+	uint8_t *end;       /* empty: end of table */
+	size_t end_len;
+	int server;
+	uint64_t size_bytes;
+	uint64_t reads, writes; /* requests since the region was born */
+	int born;           /* time bucket the region was created in */
+	uint64_t *load;     /* requests per time bucket [time_buckets] */
+} sbx_keyviz_region;
+
+/* What a simulation measured. Plain data, owned by the caller:
+ * sbx_keyviz_result_free(). */
+typedef struct sbx_keyviz_result {
+	char *design;           /* design name ("raw" for raw keys) */
+	char *design_text;      /* canonical design text ("" for raw keys) */
+	char *workload;         /* workload label */
+	int servers;
+	int time_buckets;
+	int key_buckets;        /* rows actually used (<= requested) */
+	int64_t start_ms;       /* simulated clock of the first operation */
+	int64_t bucket_ms;      /* simulated time per column */
+	uint64_t ops, puts, gets, scans;
+	uint64_t requests;      /* region requests (a scan may make many) */
+	uint64_t scan_requests; /* requests made by scans */
+	uint64_t full_scans;    /* scans the design could not narrow */
+	uint64_t splits, moves;
+	double avg_key_bytes;
+	uint64_t *server_load;  /* [t * servers + s] requests */
+	uint64_t *heat;         /* [k * time_buckets + t] requests */
+	uint64_t heat_max;
+	char **labels;          /* key_buckets labels: start-key prefixes */
+	char **bucket_starts;   /* key_buckets start keys, as HBase prints */
+	size_t nregions;
+	sbx_keyviz_region *regions; /* final regions in key order */
+	/* The hotspot score: per time bucket the busiest server's load over
+	 * the mean (1 = even, N = all on one), and its share of the bucket's
+	 * requests (1/N .. 1), each averaged over buckets weighted by
+	 * requests; and the same over the whole run. */
+	double score, busiest_share;
+	double total_score, total_share;
+} sbx_keyviz_result;
+
+/*
+ * Replay `w` through `design` (NULL only for raw-key traces) on the
+ * modelled cluster `o` (NULL: defaults plus the workload's settings).
+ * *out is the caller's.
+ */
+int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
+			const sbx_keydesign *design, const sbx_keyviz_opts *o);
+void sbx_keyviz_result_free(sbx_keyviz_result *r);
+
+/* ---------------------------------------------------------------------
+ * Rendering. Each appends to `out`.
+ * ------------------------------------------------------------------- */
+
+/* The heatmap (x = time, y = equal-count key buckets labelled by key
+ * prefix, color = requests relative to the maximum) and a per-server
+ * strip below it, as a standalone SVG document. */
+int sbx_keyviz_svg(sbx_buf *out, const sbx_keyviz_result *r);
+/* A self-contained HTML page: a comparison table and one heatmap per
+ * result (results are borrowed). */
+int sbx_keyviz_html(sbx_buf *out, const sbx_keyviz_result *const *r,
+		    size_t n, const char *title);
+/* The result as JSON, and back (for `saltbox keyviz render`). */
+int sbx_keyviz_json(sbx_buf *out, const sbx_keyviz_result *r);
+int sbx_keyviz_result_from_json(sbx_keyviz_result **out, const char *text,
+				size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

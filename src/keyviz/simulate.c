@@ -1,0 +1,853 @@
+/*
+ * simulate.c - the modelled cluster: regions [start, end) on N servers,
+ * split by HBase's policies (sbx_split_threshold) at the median of a sorted
+ * reservoir sample of each region's keys, a balancer that evens region
+ * counts and then load, and the counters behind the heatmap. In memory
+ * only; invariant: regions[] is sorted by start key and regions[0] starts
+ * at the empty key.
+ */
+#include "keyviz_int.h"
+
+#include "common/buf.h"
+#include "common/error.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	SAMPLE_CAP = 64,       /* keys sampled per region for split points */
+	BOUNDS_SAMPLE = 16384, /* keys sampled for heatmap buckets */
+	REGIONS_PER_SERVER_LIMIT = 1000, /* hbase.regionserver.regionSplitLimit */
+	CELL_OVERHEAD = 24,    /* KeyValue framing + family/qualifier + ts */
+	PROGRESS_EVERY = 65536,
+	LABEL_MAX = 16,
+};
+
+typedef struct region {
+	sbx_buf start;
+	int server;
+	int born;
+	uint64_t size, next_check;
+	uint64_t reads, writes, window;
+	uint64_t *load;
+	int nsample;
+	uint64_t seen;
+	sbx_buf sample[SAMPLE_CAP]; /* sorted */
+} region;
+
+typedef struct sim {
+	const sbx_keyviz_opts *o;
+	const sbx_workload *w;
+	const sbx_keydesign *d;
+	int S, T, B;
+	region **r;
+	size_t n, cap;
+	int *nregions;       /* per server */
+	uint64_t *window;    /* per server, scratch for the balancer */
+	sbx_buf *bounds;     /* B - 1 heatmap bucket boundaries */
+	size_t nbounds;
+	uint64_t rng;
+	int t;               /* current time bucket */
+	sbx_keyviz_result *res;
+	sbx_keycond *conds;
+} sim;
+
+void sbx_keyviz_opts_init(sbx_keyviz_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->servers = 4;
+	sbx_split_policy_init(&o->policy);
+	o->policy.max_file_size = 64u << 20;
+	o->policy.flush_size = o->policy.max_file_size / 80;
+	o->time_buckets = 60;
+	o->key_buckets = 64;
+	o->balance_every = 1;
+}
+
+static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+	size_t n = al < bl ? al : bl;
+	int c = n ? memcmp(a, b, n) : 0;
+	if (c)
+		return c;
+	return al < bl ? -1 : al > bl;
+}
+
+static uint64_t rnd(sim *s)
+{
+	s->rng += 0x9E3779B97F4A7C15ull;
+	return kv_mix64(s->rng);
+}
+
+static void region_free(region *r)
+{
+	if (!r)
+		return;
+	sbx_buf_free(&r->start);
+	free(r->load);
+	for (int i = 0; i < SAMPLE_CAP; i++)
+		sbx_buf_free(&r->sample[i]);
+	free(r);
+}
+
+static region *region_new(sim *s, const uint8_t *start, size_t len,
+			  int server)
+{
+	region *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->load = calloc((size_t)s->T, sizeof *r->load);
+	if (!r->load || sbx_buf_set(&r->start, start, len)) {
+		region_free(r);
+		return NULL;
+	}
+	r->server = server;
+	r->born = s->t;
+	return r;
+}
+
+/* Index of the region holding key: the last whose start <= key. */
+static size_t region_for(const sim *s, const uint8_t *key, size_t len)
+{
+	size_t lo = 0, hi = s->n; /* regions[0] starts at "" <= any key */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		const region *r = s->r[mid];
+		if (key_cmp(r->start.data, r->start.len, key, len) <= 0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int bucket_for(const sim *s, const uint8_t *key, size_t len)
+{
+	size_t lo = 0, hi = s->nbounds; /* count of bounds <= key */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (key_cmp(s->bounds[mid].data, s->bounds[mid].len, key,
+			    len) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (int)lo;
+}
+
+static int insert_region(sim *s, size_t at, region *r)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		region **nr = realloc(s->r, cap * sizeof *nr);
+		if (!nr)
+			return SBX_ENOMEM_SET();
+		s->r = nr;
+		s->cap = cap;
+	}
+	memmove(&s->r[at + 1], &s->r[at], (s->n - at) * sizeof *s->r);
+	s->r[at] = r;
+	s->n++;
+	s->nregions[r->server]++;
+	return SBX_OK;
+}
+
+/* Keep a uniform sample of the region's keys, sorted. */
+static int sample_key(sim *s, region *r, const uint8_t *key, size_t len)
+{
+	r->seen++;
+	int slot;
+	if (r->nsample < SAMPLE_CAP) {
+		slot = r->nsample++;
+	} else {
+		uint64_t x = rnd(s) % r->seen;
+		if (x >= SAMPLE_CAP)
+			return SBX_OK;
+		slot = (int)x;
+	}
+	sbx_buf b = r->sample[slot];
+	if (sbx_buf_set(&b, key, len))
+		return SBX_ENOMEM_SET();
+	/* move the new key from `slot` to its sorted place */
+	int n = r->nsample;
+	int pos = 0, lo = 0, hi = n; /* position among the others */
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		int m = mid >= slot ? mid + 1 : mid;
+		if (m >= n) {
+			hi = mid;
+			continue;
+		}
+		if (key_cmp(r->sample[m].data, r->sample[m].len, key, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	pos = lo;
+	if (pos < slot)
+		memmove(&r->sample[pos + 1], &r->sample[pos],
+			(size_t)(slot - pos) * sizeof(sbx_buf));
+	else if (pos > slot)
+		memmove(&r->sample[slot], &r->sample[slot + 1],
+			(size_t)(pos - slot) * sizeof(sbx_buf));
+	r->sample[pos] = b;
+	return SBX_OK;
+}
+
+/* The split point as the policy restricts it (KeyPrefix, Delimited). */
+static size_t restrict_split(const sbx_split_policy *p, const uint8_t *k,
+			     size_t len)
+{
+	if (p->kind == SBX_SPLIT_KEY_PREFIX && p->prefix_length < len)
+		return p->prefix_length;
+	if (p->kind == SBX_SPLIT_DELIMITED_KEY_PREFIX) {
+		const uint8_t *d = memchr(k, p->delimiter, len);
+		if (d)
+			return (size_t)(d - k);
+	}
+	return len;
+}
+
+static int split_region(sim *s, size_t idx, bool *did)
+{
+	*did = false;
+	region *r = s->r[idx];
+	if (r->nsample < 2)
+		return SBX_OK;
+	const sbx_buf *mid = &r->sample[r->nsample / 2];
+	size_t ml = restrict_split(&s->o->policy, mid->data, mid->len);
+	const region *next = idx + 1 < s->n ? s->r[idx + 1] : NULL;
+	if (ml == 0 || key_cmp(mid->data, ml, r->start.data, r->start.len) <= 0 ||
+	    (next && key_cmp(mid->data, ml, next->start.data,
+			     next->start.len) >= 0))
+		return SBX_OK; /* the data cannot be split here (yet) */
+	region *right = region_new(s, mid->data, ml, r->server);
+	if (!right)
+		return SBX_ENOMEM_SET();
+	int left_n = 0;
+	while (left_n < r->nsample &&
+	       key_cmp(r->sample[left_n].data, r->sample[left_n].len,
+		       right->start.data, right->start.len) < 0)
+		left_n++;
+	int right_n = r->nsample - left_n;
+	for (int i = 0; i < right_n; i++) {
+		right->sample[i] = r->sample[left_n + i];
+		memset(&r->sample[left_n + i], 0, sizeof(sbx_buf));
+	}
+	right->nsample = right_n;
+	double frac = (double)right_n / r->nsample;
+	right->size = (uint64_t)((double)r->size * frac);
+	right->seen = (uint64_t)((double)r->seen * frac);
+	r->size -= right->size;
+	r->seen -= right->seen;
+	r->nsample = left_n;
+	r->next_check = right->next_check = 0;
+	int rc = insert_region(s, idx + 1, right);
+	if (rc) {
+		region_free(right);
+		return rc;
+	}
+	s->res->splits++;
+	*did = true;
+	return SBX_OK;
+}
+
+static void count(sim *s, region *r, int bucket, bool read)
+{
+	if (read)
+		r->reads++;
+	else
+		r->writes++;
+	r->window++;
+	r->load[s->t]++;
+	s->res->server_load[(size_t)s->t * s->S + r->server]++;
+	s->res->heat[(size_t)bucket * s->T + s->t]++;
+	s->res->requests++;
+}
+
+static int do_put(sim *s, const sbx_workload_op *op)
+{
+	size_t idx = region_for(s, op->key, op->key_len);
+	region *r = s->r[idx];
+	count(s, r, bucket_for(s, op->key, op->key_len), false);
+	r->size += op->key_len + op->value_bytes + CELL_OVERHEAD;
+	int rc = sample_key(s, r, op->key, op->key_len);
+	if (rc)
+		return rc;
+	uint64_t thr = sbx_split_threshold(&s->o->policy,
+					   s->nregions[r->server]);
+	if (r->size < thr || r->size < r->next_check ||
+	    s->nregions[r->server] >= REGIONS_PER_SERVER_LIMIT)
+		return SBX_OK;
+	bool did;
+	if ((rc = split_region(s, idx, &did)))
+		return rc;
+	if (!did)
+		r->next_check = r->size + r->size / 4;
+	return SBX_OK;
+}
+
+static const sbx_keyvalue *find_field(const sbx_workload_op *op,
+				      const char *name)
+{
+	for (size_t i = 0; i < op->nfields; i++)
+		if (!strcmp(op->fields[i].name, name))
+			return &op->fields[i];
+	return NULL;
+}
+
+static void full_scan(sim *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		region *r = s->r[i];
+		count(s, r, i ? bucket_for(s, r->start.data, r->start.len) : 0,
+		      true);
+		s->res->scan_requests++;
+	}
+	s->res->full_scans++;
+}
+
+static void do_scan(sim *s, const sbx_workload_op *op)
+{
+	const sbx_workload *w = s->w;
+	if (!s->d || !w->nscan_fields) { /* raw trace: the start row */
+		region *r = s->r[region_for(s, op->key, op->key_len)];
+		count(s, r, bucket_for(s, op->key, op->key_len), true);
+		s->res->scan_requests++;
+		return;
+	}
+	for (size_t i = 0; i < w->nscan_fields; i++) {
+		const sbx_keyvalue *v = find_field(op, w->scan_fields[i]);
+		if (!v) {
+			full_scan(s);
+			return;
+		}
+		s->conds[i].name = v->name;
+		s->conds[i].op = SBX_KEYCOND_EQ;
+		s->conds[i].value = v->value;
+		s->conds[i].value_len = v->value_len;
+	}
+	sbx_keyplan *plan;
+	if (sbx_keydesign_plan(s->d, s->conds, w->nscan_fields, &plan)) {
+		full_scan(s);
+		return;
+	}
+	for (size_t i = 0; i < plan->count; i++) {
+		const sbx_keyrange *g = &plan->ranges[i];
+		region *r = s->r[region_for(s, g->start, g->start_len)];
+		count(s, r, bucket_for(s, g->start, g->start_len), true);
+		s->res->scan_requests++;
+	}
+	sbx_keyplan_free(plan);
+}
+
+/* Region count first (HBase's heaviest cost), then load over the last
+ * period: moves and swaps that lower the busiest server's load. */
+static void balance(sim *s)
+{
+	int S = s->S;
+	for (;;) {
+		int hi = 0, lo = 0;
+		for (int i = 1; i < S; i++) {
+			if (s->nregions[i] > s->nregions[hi])
+				hi = i;
+			if (s->nregions[i] < s->nregions[lo])
+				lo = i;
+		}
+		if (s->nregions[hi] - s->nregions[lo] <= 1)
+			break;
+		region *pick = NULL;
+		for (size_t i = 0; i < s->n; i++)
+			if (s->r[i]->server == hi &&
+			    (!pick || s->r[i]->window < pick->window))
+				pick = s->r[i];
+		pick->server = lo;
+		s->nregions[hi]--;
+		s->nregions[lo]++;
+		s->res->moves++;
+	}
+	memset(s->window, 0, (size_t)S * sizeof *s->window);
+	for (size_t i = 0; i < s->n; i++)
+		s->window[s->r[i]->server] += s->r[i]->window;
+	for (int iter = 0; iter < 2 * S; iter++) {
+		int A = 0, B = 0;
+		for (int i = 1; i < S; i++) {
+			if (s->window[i] > s->window[A])
+				A = i;
+			if (s->window[i] < s->window[B])
+				B = i;
+		}
+		if (A == B)
+			break;
+		uint64_t la = s->window[A], lb = s->window[B];
+		uint64_t best = la;
+		region *ra = NULL, *rb = NULL;
+		bool can_move = s->nregions[A] > s->nregions[B];
+		for (size_t i = 0; i < s->n; i++) {
+			region *x = s->r[i];
+			if (x->server != A || !x->window)
+				continue;
+			if (can_move) {
+				uint64_t na = la - x->window, nb = lb + x->window;
+				uint64_t m = na > nb ? na : nb;
+				if (m < best) {
+					best = m;
+					ra = x;
+					rb = NULL;
+				}
+			}
+			for (size_t j = 0; j < s->n; j++) {
+				region *y = s->r[j];
+				if (y->server != B || y->window >= x->window)
+					continue;
+				uint64_t na = la - x->window + y->window;
+				uint64_t nb = lb + x->window - y->window;
+				uint64_t m = na > nb ? na : nb;
+				if (m < best) {
+					best = m;
+					ra = x;
+					rb = y;
+				}
+			}
+		}
+		if (!ra)
+			break;
+		ra->server = B;
+		s->window[A] -= ra->window;
+		s->window[B] += ra->window;
+		s->res->moves++;
+		if (rb) {
+			rb->server = A;
+			s->window[B] -= rb->window;
+			s->window[A] += rb->window;
+			s->res->moves++;
+		} else {
+			s->nregions[A]--;
+			s->nregions[B]++;
+		}
+	}
+	for (size_t i = 0; i < s->n; i++)
+		s->r[i]->window = 0;
+}
+
+static int sbx_bytes_cmp(const void *a, const void *b)
+{
+	const sbx_buf *x = a, *y = b;
+	return key_cmp(x->data, x->len, y->data, y->len);
+}
+
+static size_t lcp(const sbx_buf *a, const sbx_buf *b)
+{
+	size_t n = a->len < b->len ? a->len : b->len, i = 0;
+	while (i < n && a->data[i] == b->data[i])
+		i++;
+	return i;
+}
+
+/* Equal-count key buckets from a sample of the keys the table will hold:
+ * records spread evenly over the run for workloads, lines for traces. */
+static int make_bounds(sim *s)
+{
+	sbx_workload_iter *it;
+	int rc = sbx_workload_iter_new(&it, s->w, s->d);
+	if (rc)
+		return rc;
+	const sbx_workload *w = s->w;
+	uint64_t total = w->is_trace ? w->ops : kv_iter_expected_records(it);
+	size_t n = total < BOUNDS_SAMPLE ? (size_t)total : BOUNDS_SAMPLE;
+	sbx_buf *keys = calloc(n ? n : 1, sizeof *keys);
+	size_t got = 0;
+	if (!keys)
+		rc = SBX_ENOMEM_SET();
+	bool puts_only = false;
+	if (w->is_trace)
+		for (uint64_t i = 0; i < w->ops && !puts_only; i++)
+			puts_only = w->trace[i].kind == SBX_OP_PUT;
+	for (size_t j = 0; j < n && !rc; j++) {
+		uint64_t k = (uint64_t)(((double)j + 0.5) * (double)total /
+					(double)n);
+		const uint8_t *key;
+		size_t len;
+		if (w->is_trace) {
+			if (puts_only && w->trace[k].kind != SBX_OP_PUT)
+				continue;
+			sbx_workload_op op;
+			kv_iter_seek(it, k);
+			rc = sbx_workload_iter_next(it, &op);
+			key = op.key;
+			len = op.key_len;
+		} else {
+			rc = kv_record_key(it, k, &key, &len);
+		}
+		if (!rc)
+			rc = sbx_buf_set(&keys[got++], key, len);
+	}
+	sbx_workload_iter_free(it);
+	if (!rc && got)
+		qsort(keys, got, sizeof *keys, sbx_bytes_cmp);
+	int B = s->o->key_buckets > 0 ? s->o->key_buckets : 64;
+	if (!rc) {
+		s->bounds = calloc((size_t)B + 1, sizeof *s->bounds);
+		if (!s->bounds)
+			rc = SBX_ENOMEM_SET();
+	}
+	for (int b = 1; b < B && !rc && got; b++) {
+		const sbx_buf *k = &keys[(size_t)b * got / (size_t)B];
+		const sbx_buf *prev = s->nbounds ? &s->bounds[s->nbounds - 1]
+						 : &keys[0];
+		if (sbx_bytes_cmp(k, prev) <= 0)
+			continue; /* too few distinct keys: fewer buckets */
+		rc = sbx_buf_set(&s->bounds[s->nbounds++], k->data, k->len);
+	}
+	s->B = (int)s->nbounds + 1;
+	sbx_keyviz_result *res = s->res;
+	if (!rc) {
+		res->key_buckets = s->B;
+		res->labels = calloc((size_t)s->B, sizeof *res->labels);
+		res->bucket_starts = calloc((size_t)s->B,
+					    sizeof *res->bucket_starts);
+		res->heat = calloc((size_t)s->B * s->T, sizeof *res->heat);
+		if (!res->labels || !res->bucket_starts || !res->heat)
+			rc = SBX_ENOMEM_SET();
+	}
+	sbx_buf empty = {0};
+	for (int b = 0; b < s->B && !rc; b++) {
+		const sbx_buf *st = b ? &s->bounds[b - 1] : got ? &keys[0] : &empty;
+		const sbx_buf *pv = b > 1 ? &s->bounds[b - 2] : b ? &keys[0] : NULL;
+		const sbx_buf *nx = b < (int)s->nbounds ? &s->bounds[b] : NULL;
+		size_t l = 1;
+		if (pv && lcp(pv, st) + 1 > l)
+			l = lcp(pv, st) + 1;
+		if (nx && lcp(st, nx) + 1 > l)
+			l = lcp(st, nx) + 1;
+		bool cut = l > LABEL_MAX;
+		if (cut)
+			l = LABEL_MAX;
+		if (l > st->len)
+			l = st->len;
+		sbx_buf t = {0};
+		rc = sbx_key_to_binary_string(&t, st->data, l);
+		if (!rc && cut)
+			rc = sbx_buf_append(&t, "...", 3);
+		if (!rc)
+			rc = sbx_buf_push(&t, 0);
+		res->labels[b] = (char *)t.data;
+		if (rc)
+			break;
+		sbx_buf full = {0};
+		rc = sbx_key_to_binary_string(&full, st->data, st->len);
+		if (!rc)
+			rc = sbx_buf_push(&full, 0);
+		res->bucket_starts[b] = (char *)full.data;
+	}
+	for (size_t i = 0; i < n; i++)
+		sbx_buf_free(&keys[i]);
+	free(keys);
+	return rc;
+}
+
+static int presplit(sim *s)
+{
+	const sbx_keyviz_opts *o = s->o;
+	sbx_split_keys algo = {0};
+	sbx_keyplan *plan = NULL;
+	const sbx_bytes *keys = NULL;
+	sbx_bytes *owned = NULL;
+	size_t n = 0;
+	int rc = SBX_OK;
+	switch (o->presplit) {
+	case SBX_PRESPLIT_NONE:
+		return SBX_OK;
+	case SBX_PRESPLIT_KEYS:
+		keys = o->split_keys;
+		n = o->nsplit_keys;
+		break;
+	case SBX_PRESPLIT_ALGO:
+		if ((rc = sbx_split_keys_compute(&algo, o->algo,
+						 o->presplit_regions)))
+			return rc;
+		keys = algo.keys;
+		n = algo.n;
+		break;
+	case SBX_PRESPLIT_SALT:
+		if (!s->d || sbx_keydesign_buckets(s->d) < 2)
+			return sbx_error_set(SBX_EINVAL,
+				"presplit salt: design '%s' has no salt buckets",
+				s->d ? sbx_keydesign_name(s->d) : "raw");
+		if ((rc = sbx_keydesign_plan(s->d, NULL, 0, &plan)))
+			return rc;
+		owned = calloc(plan->count, sizeof *owned);
+		if (!owned) {
+			sbx_keyplan_free(plan);
+			return SBX_ENOMEM_SET();
+		}
+		for (size_t i = 1; i < plan->count; i++) {
+			owned[n].data = plan->ranges[i].start;
+			owned[n].len = plan->ranges[i].start_len;
+			if (owned[n].len)
+				n++;
+		}
+		keys = owned;
+		break;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (!keys[i].len || (i && key_cmp(keys[i - 1].data,
+						  keys[i - 1].len, keys[i].data,
+						  keys[i].len) >= 0)) {
+			rc = sbx_error_set(SBX_EINVAL, "split keys must be "
+						       "non-empty, sorted and "
+						       "distinct");
+			break;
+		}
+		/* new regions go round-robin, as a pre-split table's
+		 * assignment by the balancer */
+		region *r = region_new(s, keys[i].data, keys[i].len,
+				       (int)((i + 1) % (size_t)s->S));
+		if (!r)
+			rc = SBX_ENOMEM_SET();
+		else if ((rc = insert_region(s, s->n, r)))
+			region_free(r);
+	}
+	sbx_split_keys_free(&algo);
+	free(owned);
+	sbx_keyplan_free(plan);
+	return rc;
+}
+
+static void scores(sbx_keyviz_result *res)
+{
+	int S = res->servers;
+	double wsum = 0, score = 0, share = 0;
+	uint64_t *tot = calloc((size_t)S, sizeof *tot);
+	uint64_t all = 0;
+	for (int t = 0; t < res->time_buckets; t++) {
+		uint64_t sum = 0, mx = 0;
+		for (int s = 0; s < S; s++) {
+			uint64_t v = res->server_load[(size_t)t * S + s];
+			sum += v;
+			if (v > mx)
+				mx = v;
+			if (tot)
+				tot[s] += v;
+		}
+		if (!sum)
+			continue;
+		score += (double)mx / ((double)sum / S) * (double)sum;
+		share += (double)mx / (double)sum * (double)sum;
+		wsum += (double)sum;
+	}
+	res->score = wsum ? score / wsum : 0;
+	res->busiest_share = wsum ? share / wsum : 0;
+	uint64_t mx = 0;
+	for (int s = 0; tot && s < S; s++) {
+		all += tot[s];
+		if (tot[s] > mx)
+			mx = tot[s];
+	}
+	res->total_score = all ? (double)mx / ((double)all / S) : 0;
+	res->total_share = all ? (double)mx / (double)all : 0;
+	free(tot);
+	res->heat_max = 0;
+	for (size_t i = 0; i < (size_t)res->key_buckets * res->time_buckets; i++)
+		if (res->heat[i] > res->heat_max)
+			res->heat_max = res->heat[i];
+}
+
+static char *dupstr(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+static int export_regions(sim *s)
+{
+	sbx_keyviz_result *res = s->res;
+	res->regions = calloc(s->n, sizeof *res->regions);
+	if (!res->regions)
+		return SBX_ENOMEM_SET();
+	res->nregions = s->n;
+	for (size_t i = 0; i < s->n; i++) {
+		region *r = s->r[i];
+		sbx_keyviz_region *x = &res->regions[i];
+		x->start = r->start.data;
+		x->start_len = r->start.len;
+		r->start = (sbx_buf){0};
+		if (i + 1 < s->n) {
+			const sbx_buf *e = &s->r[i + 1]->start;
+			x->end = malloc(e->len ? e->len : 1);
+			if (!x->end)
+				return SBX_ENOMEM_SET();
+			memcpy(x->end, e->data, e->len);
+			x->end_len = e->len;
+		}
+		x->server = r->server;
+		x->size_bytes = r->size;
+		x->reads = r->reads;
+		x->writes = r->writes;
+		x->born = r->born;
+		x->load = r->load;
+		r->load = NULL;
+	}
+	return SBX_OK;
+}
+
+static int run(sim *s)
+{
+	const sbx_workload *w = s->w;
+	sbx_keyviz_result *res = s->res;
+	sbx_workload_iter *it;
+	int rc = sbx_workload_iter_new(&it, w, s->d);
+	if (rc)
+		return rc;
+	uint64_t ops = w->ops, key_bytes = 0;
+	int last_balance = 0;
+	sbx_workload_op op;
+	while ((rc = sbx_workload_iter_next(it, &op)) == SBX_OK) {
+		int t = (int)(op.index * (uint64_t)s->T / ops);
+		if (t != s->t) {
+			s->t = t;
+			if (t - last_balance >= s->o->balance_every) {
+				balance(s);
+				last_balance = t;
+			}
+		}
+		if (op.index == 0)
+			res->start_ms = op.time_ms;
+		key_bytes += op.key_len;
+		switch (op.kind) {
+		case SBX_OP_PUT:
+			res->puts++;
+			rc = do_put(s, &op);
+			break;
+		case SBX_OP_GET: {
+			res->gets++;
+			region *r = s->r[region_for(s, op.key, op.key_len)];
+			count(s, r, bucket_for(s, op.key, op.key_len), true);
+			break;
+		}
+		case SBX_OP_SCAN:
+			res->scans++;
+			do_scan(s, &op);
+			break;
+		}
+		if (rc)
+			break;
+		res->ops++;
+		if (s->o->progress && res->ops % PROGRESS_EVERY == 0)
+			s->o->progress(s->o->progress_ctx, res->ops, ops);
+	}
+	sbx_workload_iter_free(it);
+	if (rc != SBX_ITEROVER)
+		return rc;
+	if (s->o->progress)
+		s->o->progress(s->o->progress_ctx, res->ops, ops);
+	res->avg_key_bytes = res->ops ? (double)key_bytes / res->ops : 0;
+	double span_ms = (double)ops * 1000.0 / w->rate;
+	res->bucket_ms = (int64_t)ceil(span_ms / s->T);
+	return SBX_OK;
+}
+
+int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
+			const sbx_keydesign *design, const sbx_keyviz_opts *opts)
+{
+	*out = NULL;
+	sbx_keyviz_opts def;
+	if (!opts) {
+		sbx_keyviz_opts_init(&def);
+		sbx_workload_cluster_opts(w, &def);
+		opts = &def;
+	}
+	if (opts->servers < 1 || opts->servers > 1024 ||
+	    opts->time_buckets < 1 || opts->time_buckets > 10000 ||
+	    opts->key_buckets < 1 || opts->key_buckets > 10000 ||
+	    opts->balance_every < 1)
+		return sbx_error_set(SBX_EINVAL, "servers must be 1..1024 and "
+						 "time/key buckets 1..10000");
+	if (!design && !w->is_trace)
+		return sbx_error_set(SBX_EINVAL, "a generated workload needs a "
+						 "key design");
+	sim s = {.o = opts, .w = w, .d = design, .S = opts->servers,
+		 .T = opts->time_buckets};
+	s.rng = kv_mix64(w->seed ^ 0x73696dull);
+	sbx_keyviz_result *res = calloc(1, sizeof *res);
+	s.res = res;
+	s.nregions = calloc((size_t)s.S, sizeof *s.nregions);
+	s.window = calloc((size_t)s.S, sizeof *s.window);
+	s.conds = calloc(w->nscan_fields + 1, sizeof *s.conds);
+	int rc = SBX_OK;
+	if (!res || !s.nregions || !s.window || !s.conds)
+		rc = SBX_ENOMEM_SET();
+	if (!rc) {
+		res->servers = s.S;
+		res->time_buckets = s.T;
+		res->design = dupstr(design ? sbx_keydesign_name(design) : "raw");
+		res->design_text = dupstr(design ? sbx_keydesign_text(design)
+						 : "");
+		res->workload = dupstr(w->name);
+		res->server_load = calloc((size_t)s.S * s.T,
+					  sizeof *res->server_load);
+		if (!res->design || !res->design_text || !res->workload ||
+		    !res->server_load)
+			rc = SBX_ENOMEM_SET();
+	}
+	if (!rc)
+		rc = make_bounds(&s);
+	if (!rc) {
+		region *first = region_new(&s, NULL, 0, 0);
+		if (!first)
+			rc = SBX_ENOMEM_SET();
+		else if ((rc = insert_region(&s, 0, first)))
+			region_free(first);
+	}
+	if (!rc)
+		rc = presplit(&s);
+	if (!rc)
+		rc = run(&s);
+	if (!rc)
+		rc = export_regions(&s);
+	if (!rc)
+		scores(res);
+	for (size_t i = 0; i < s.n; i++)
+		region_free(s.r[i]);
+	free(s.r);
+	for (size_t i = 0; i < s.nbounds; i++)
+		sbx_buf_free(&s.bounds[i]);
+	free(s.bounds);
+	free(s.nregions);
+	free(s.window);
+	free(s.conds);
+	if (rc) {
+		sbx_keyviz_result_free(res);
+		return rc;
+	}
+	*out = res;
+	return SBX_OK;
+}
+
+void sbx_keyviz_result_free(sbx_keyviz_result *r)
+{
+	if (!r)
+		return;
+	free(r->design);
+	free(r->design_text);
+	free(r->workload);
+	free(r->server_load);
+	free(r->heat);
+	for (int i = 0; r->labels && i < r->key_buckets; i++)
+		free(r->labels[i]);
+	free(r->labels);
+	for (int i = 0; r->bucket_starts && i < r->key_buckets; i++)
+		free(r->bucket_starts[i]);
+	free(r->bucket_starts);
+	for (size_t i = 0; i < r->nregions; i++) {
+		free(r->regions[i].start);
+		free(r->regions[i].end);
+		free(r->regions[i].load);
+	}
+	free(r->regions);
+	free(r);
+}

@@ -1,0 +1,504 @@
+/*
+ * cmd_regions.c - `saltbox regions list|stats|split|merge|export-splits`:
+ * a table's regions, their HBase-named metrics and the modelled servers
+ * they sit on, manual split and merge, and the HBase shell `create` with
+ * SPLITS that recreates the table's families and boundaries on a cluster.
+ */
+#include "cli.h"
+#include "common/buf.h"
+#include "saltbox/db.h"
+#include "saltbox/regions.h"
+#include "saltbox/rowkey.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct reg_opts {
+	const char *verb, *data, *table;
+	bool json;
+	int buckets;
+	const char *args[4];
+	int nargs;
+} reg_opts;
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: saltbox regions <verb> --data DIR TABLE [ARGS] [options]\n"
+		"\n"
+		"A table's regions [start, end) and the modelled region servers\n"
+		"they are balanced over (a model of a cluster, in one process).\n"
+		"\n"
+		"verbs:\n"
+		"  list                  regions, servers, store size, requests\n"
+		"  stats                 HBase RegionMetrics per region, totals\n"
+		"                        per server and the busiest server's share\n"
+		"  split [KEY]           split the region holding KEY at KEY, or\n"
+		"                        without KEY the first region at the\n"
+		"                        midpoint of its data\n"
+		"  merge START           merge the region starting at START with\n"
+		"                        the next one ('' = the first region)\n"
+		"  export-splits         the HBase shell `create` with SPLITS\n"
+		"\n"
+		"Keys are written as HBase prints them: printable ASCII, other\n"
+		"bytes as \\xHH.\n"
+		"\n"
+		"options:\n"
+		"  --data DIR            the database directory (required)\n"
+		"  --json                list, stats: JSON\n"
+		"  --buckets N           stats --json: also the last N load buckets\n"
+		"  -h, --help            this help\n");
+}
+
+static int fail(const char *fmt, const char *a)
+{
+	fprintf(stderr, "saltbox regions: ");
+	fprintf(stderr, fmt, a);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static int parse(int argc, char **argv, reg_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return -1;
+		} else if (!strcmp(a, "--json")) {
+			o->json = true;
+		} else if (!strcmp(a, "--data") || !strcmp(a, "--buckets")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "saltbox regions: %s needs a "
+						"value\n", a);
+				return 2;
+			}
+			if (a[2] == 'd') {
+				o->data = argv[++i];
+			} else {
+				char *end;
+				long n = strtol(argv[++i], &end, 10);
+				if (*end || n < 1 || n > 100000) {
+					fprintf(stderr, "saltbox regions: "
+							"--buckets: 1..100000\n");
+					return 2;
+				}
+				o->buckets = (int)n;
+			}
+		} else if (a[0] == '-' && a[1] && strcmp(a, "--")) {
+			fprintf(stderr, "saltbox regions: unknown option '%s' "
+					"(see --help)\n", a);
+			return 2;
+		} else if (!o->verb) {
+			o->verb = a;
+		} else if (!o->table) {
+			o->table = a;
+		} else if (o->nargs < 4) {
+			o->args[o->nargs++] = a;
+		} else {
+			fprintf(stderr, "saltbox regions: too many arguments\n");
+			return 2;
+		}
+	}
+	if (!o->verb) {
+		usage(stderr);
+		return 2;
+	}
+	if (!o->data || !o->table) {
+		fprintf(stderr, "saltbox regions: %s needs --data DIR and a "
+				"TABLE\n", o->verb);
+		return 2;
+	}
+	return 0;
+}
+
+/* HBase-style printable key into a fresh NUL-terminated string. */
+static char *key_text(const uint8_t *k, size_t len)
+{
+	sbx_buf b = {0};
+	if (sbx_key_to_binary_string(&b, k, len) || sbx_buf_push(&b, 0)) {
+		sbx_buf_free(&b);
+		return NULL;
+	}
+	return (char *)b.data;
+}
+
+static int list_cmd(sbx_db *db, const reg_opts *o)
+{
+	sbx_region_info *r;
+	size_t n;
+	if (sbx_table_regions(&r, &n, db, o->table))
+		return fail("%s", sbx_errmsg());
+	json_t *arr = o->json ? json_array() : NULL;
+	if (!o->json)
+		printf("%-4s %-20s %-20s %6s %12s %12s %12s  %s\n", "#", "start",
+		       "end", "server", "store_size", "reads", "writes",
+		       "encoded");
+	for (size_t i = 0; i < n; i++) {
+		char *s = key_text(r[i].start_key, r[i].start_len);
+		char *e = key_text(r[i].end_key, r[i].end_len);
+		const sbx_region_metrics *m = &r[i].metrics;
+		if (o->json) {
+			json_t *x = json_pack(
+				"{s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I}",
+				"name", r[i].name, "encoded", r[i].encoded,
+				"start", s ? s : "", "end", e ? e : "",
+				"server", r[i].server, "store_file_size",
+				(json_int_t)m->store_file_size, "memstore_size",
+				(json_int_t)m->memstore_size,
+				"read_request_count",
+				(json_int_t)m->read_request_count,
+				"write_request_count",
+				(json_int_t)m->write_request_count);
+			json_array_append_new(arr, x);
+		} else {
+			printf("%-4zu %-20s %-20s %6d %12llu %12llu %12llu  %s\n",
+			       i, s && *s ? s : "''", e && *e ? e : "''",
+			       r[i].server,
+			       (unsigned long long)(m->store_file_size +
+						    m->memstore_size),
+			       (unsigned long long)m->read_request_count,
+			       (unsigned long long)m->write_request_count,
+			       r[i].encoded);
+		}
+		free(s);
+		free(e);
+	}
+	if (o->json) {
+		char *txt = json_dumps(arr, JSON_INDENT(2));
+		printf("%s\n", txt ? txt : "[]");
+		free(txt);
+		json_decref(arr);
+	} else {
+		printf("%zu regions on %d modelled servers\n", n,
+		       sbx_db_region_servers(db));
+	}
+	sbx_region_infos_free(r, n);
+	return 0;
+}
+
+static int stats_cmd(sbx_db *db, const reg_opts *o)
+{
+	sbx_region_info *r;
+	size_t n;
+	if (sbx_table_regions(&r, &n, db, o->table))
+		return fail("%s", sbx_errmsg());
+	int S = sbx_db_region_servers(db);
+	if (S < 1)
+		S = 1;
+	uint64_t *req = calloc((size_t)S, sizeof *req);
+	int *cnt = calloc((size_t)S, sizeof *cnt);
+	sbx_region_load *loads = NULL;
+	size_t nl = 0;
+	if (!req || !cnt) {
+		free(req);
+		free(cnt);
+		sbx_region_infos_free(r, n);
+		return fail("%s", "out of memory");
+	}
+	if (o->json && o->buckets &&
+	    sbx_table_load(&loads, &nl, db, o->table, (size_t)o->buckets)) {
+		free(req);
+		free(cnt);
+		sbx_region_infos_free(r, n);
+		return fail("%s", sbx_errmsg());
+	}
+	uint64_t total = 0;
+	json_t *arr = o->json ? json_array() : NULL;
+	if (!o->json)
+		printf("%-20s %6s %10s %10s %12s %12s %10s %12s\n", "start",
+		       "server", "readReq", "writeReq", "readBytes",
+		       "writeBytes", "cells", "storeSize");
+	for (size_t i = 0; i < n; i++) {
+		const sbx_region_metrics *m = &r[i].metrics;
+		int s = r[i].server >= 0 && r[i].server < S ? r[i].server : 0;
+		req[s] += m->read_request_count + m->write_request_count;
+		cnt[s]++;
+		total += m->read_request_count + m->write_request_count;
+		char *st = key_text(r[i].start_key, r[i].start_len);
+		if (o->json) {
+			json_t *x = json_pack(
+				"{s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+				"s:I}",
+				"start", st ? st : "", "server", r[i].server,
+				"readRequestCount",
+				(json_int_t)m->read_request_count,
+				"writeRequestCount",
+				(json_int_t)m->write_request_count,
+				"filteredReadRequestCount",
+				(json_int_t)m->filtered_read_request_count,
+				"readBytes", (json_int_t)m->read_bytes,
+				"writeBytes", (json_int_t)m->write_bytes,
+				"cellsWritten", (json_int_t)m->cells_written,
+				"storeFileSize", (json_int_t)m->store_file_size,
+				"memStoreSize", (json_int_t)m->memstore_size);
+			if (i < nl) {
+				json_t *b = json_array();
+				for (size_t k = 0; k < loads[i].nbuckets; k++) {
+					const sbx_load_bucket *lb =
+						&loads[i].buckets[k];
+					json_array_append_new(
+						b, json_pack("{s:I, s:I, s:I}",
+							     "start_ms",
+							     (json_int_t)lb->start_ms,
+							     "reads",
+							     (json_int_t)lb->reads,
+							     "writes",
+							     (json_int_t)lb->writes));
+				}
+				json_object_set_new(x, "buckets", b);
+			}
+			json_array_append_new(arr, x);
+		} else {
+			printf("%-20s %6d %10llu %10llu %12llu %12llu %10llu "
+			       "%12llu\n",
+			       st && *st ? st : "''", r[i].server,
+			       (unsigned long long)m->read_request_count,
+			       (unsigned long long)m->write_request_count,
+			       (unsigned long long)m->read_bytes,
+			       (unsigned long long)m->write_bytes,
+			       (unsigned long long)m->cells_written,
+			       (unsigned long long)(m->store_file_size +
+						    m->memstore_size));
+		}
+		free(st);
+	}
+	uint64_t mx = 0;
+	for (int s = 0; s < S; s++)
+		if (req[s] > mx)
+			mx = req[s];
+	double share = total ? (double)mx / (double)total : 0;
+	if (o->json) {
+		json_t *servers = json_array();
+		for (int s = 0; s < S; s++)
+			json_array_append_new(servers,
+				json_pack("{s:i, s:i, s:I}", "server", s,
+					  "regions", cnt[s], "requests",
+					  (json_int_t)req[s]));
+		json_t *doc = json_pack("{s:s, s:o, s:o, s:f}", "table",
+					o->table, "regions", arr, "servers",
+					servers, "busiest_share", share);
+		char *txt = json_dumps(doc, JSON_INDENT(2));
+		printf("%s\n", txt ? txt : "{}");
+		free(txt);
+		json_decref(doc);
+	} else {
+		printf("\n%-6s %7s %12s %7s\n", "server", "regions", "requests",
+		       "share");
+		for (int s = 0; s < S; s++)
+			printf("%-6d %7d %12llu %6.1f%%\n", s, cnt[s],
+			       (unsigned long long)req[s],
+			       total ? 100.0 * (double)req[s] / (double)total
+				     : 0.0);
+		printf("busiest server's share: %.1f%% (even: %.1f%%)\n",
+		       share * 100, 100.0 / S);
+	}
+	sbx_region_loads_free(loads, nl);
+	free(req);
+	free(cnt);
+	sbx_region_infos_free(r, n);
+	return 0;
+}
+
+/* A key as a Ruby double-quoted string the HBase shell reads back:
+ * \xNN for bytes outside printable ASCII, \" \\ and \# escaped. */
+static void ruby_key(sbx_buf *b, const uint8_t *k, size_t len)
+{
+	sbx_buf_push(b, '"');
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = k[i];
+		char tmp[8];
+		if (c == '"' || c == '\\' || c == '#') {
+			tmp[0] = '\\';
+			tmp[1] = (char)c;
+			sbx_buf_append(b, tmp, 2);
+		} else if (c < 0x20 || c >= 0x7f) {
+			snprintf(tmp, sizeof tmp, "\\x%02X", c);
+			sbx_buf_append(b, tmp, 4);
+		} else {
+			sbx_buf_push(b, c);
+		}
+	}
+	sbx_buf_push(b, '"');
+}
+
+static void family_attrs(sbx_buf *b, const sbx_family_desc *f)
+{
+	sbx_family_desc def;
+	sbx_family_desc_init(&def, f->name);
+	char tmp[256];
+#define ADD(...)                                                             \
+	do {                                                                 \
+		snprintf(tmp, sizeof tmp, __VA_ARGS__);                      \
+		sbx_buf_append(b, tmp, strlen(tmp));                         \
+	} while (0)
+	ADD("{NAME => '%s'", f->name);
+	if (f->max_versions != def.max_versions)
+		ADD(", VERSIONS => %d", f->max_versions);
+	if (f->min_versions != def.min_versions)
+		ADD(", MIN_VERSIONS => %d", f->min_versions);
+	if (f->ttl_seconds != def.ttl_seconds)
+		ADD(", TTL => %lld", (long long)f->ttl_seconds);
+	if (f->keep_deleted_cells != def.keep_deleted_cells)
+		ADD(", KEEP_DELETED_CELLS => '%s'",
+		    sbx_keep_deleted_name(f->keep_deleted_cells));
+	if (f->bloom_filter != def.bloom_filter)
+		ADD(", BLOOMFILTER => '%s'", sbx_bloom_name(f->bloom_filter));
+	if (f->block_size != def.block_size)
+		ADD(", BLOCKSIZE => %d", f->block_size);
+	if (f->compression != def.compression)
+		ADD(", COMPRESSION => '%s'",
+		    sbx_compression_name(f->compression));
+	if (f->data_block_encoding != def.data_block_encoding)
+		ADD(", DATA_BLOCK_ENCODING => '%s'",
+		    sbx_encoding_name(f->data_block_encoding));
+	if (f->in_memory != def.in_memory)
+		ADD(", IN_MEMORY => 'true'");
+	ADD("}");
+#undef ADD
+}
+
+static const char *policy_class(sbx_split_policy_kind k)
+{
+	switch (k) {
+	case SBX_SPLIT_STEPPING: return "SteppingSplitPolicy";
+	case SBX_SPLIT_CONSTANT_SIZE: return "ConstantSizeRegionSplitPolicy";
+	case SBX_SPLIT_INCREASING_TO_UPPER_BOUND:
+		return "IncreasingToUpperBoundRegionSplitPolicy";
+	case SBX_SPLIT_KEY_PREFIX: return "KeyPrefixRegionSplitPolicy";
+	case SBX_SPLIT_DELIMITED_KEY_PREFIX:
+		return "DelimitedKeyPrefixRegionSplitPolicy";
+	case SBX_SPLIT_DISABLED: return "DisabledRegionSplitPolicy";
+	}
+	return "SteppingSplitPolicy";
+}
+
+static int export_cmd(sbx_db *db, const reg_opts *o)
+{
+	sbx_table_info *info;
+	if (sbx_table_describe(&info, db, o->table))
+		return fail("%s", sbx_errmsg());
+	sbx_region_info *r;
+	size_t n;
+	if (sbx_table_regions(&r, &n, db, o->table)) {
+		sbx_table_info_free(info);
+		return fail("%s", sbx_errmsg());
+	}
+	sbx_split_policy pol, def;
+	sbx_split_policy_init(&def);
+	bool has_pol = !sbx_table_get_split_policy(db, o->table, &pol);
+	sbx_buf b = {0};
+	char tmp[512];
+	snprintf(tmp, sizeof tmp, "create '%s'", info->name);
+	sbx_buf_append(&b, tmp, strlen(tmp));
+	for (size_t i = 0; i < info->nfamilies; i++) {
+		sbx_buf_append(&b, ", ", 2);
+		family_attrs(&b, &info->families[i]);
+	}
+	if (n > 1) {
+		sbx_buf_append(&b, ", SPLITS => [", 13);
+		for (size_t i = 1; i < n; i++) {
+			if (i > 1)
+				sbx_buf_append(&b, ", ", 2);
+			ruby_key(&b, r[i].start_key, r[i].start_len);
+		}
+		sbx_buf_push(&b, ']');
+	}
+	if (has_pol && pol.kind != def.kind) {
+		snprintf(tmp, sizeof tmp,
+			 ", SPLIT_POLICY => 'org.apache.hadoop.hbase."
+			 "regionserver.%s'",
+			 policy_class(pol.kind));
+		sbx_buf_append(&b, tmp, strlen(tmp));
+		if (pol.kind == SBX_SPLIT_KEY_PREFIX) {
+			snprintf(tmp, sizeof tmp,
+				 ", CONFIGURATION => {'KeyPrefixRegionSplitPolicy"
+				 ".prefix_length' => '%zu'}",
+				 pol.prefix_length);
+			sbx_buf_append(&b, tmp, strlen(tmp));
+		} else if (pol.kind == SBX_SPLIT_DELIMITED_KEY_PREFIX) {
+			sbx_buf_append(&b, ", CONFIGURATION => "
+					   "{'DelimitedKeyPrefixRegionSplitPolicy"
+					   ".delimiter' => ",
+				       strlen(", CONFIGURATION => "
+					      "{'DelimitedKeyPrefixRegionSplitPolicy"
+					      ".delimiter' => "));
+			ruby_key(&b, (const uint8_t *)&pol.delimiter, 1);
+			sbx_buf_push(&b, '}');
+		}
+	}
+	if (has_pol && pol.max_file_size != def.max_file_size) {
+		snprintf(tmp, sizeof tmp, ", MAX_FILESIZE => '%llu'",
+			 (unsigned long long)pol.max_file_size);
+		sbx_buf_append(&b, tmp, strlen(tmp));
+	}
+	printf("%.*s\n", (int)b.len, (const char *)b.data);
+	sbx_buf_free(&b);
+	sbx_region_infos_free(r, n);
+	sbx_table_info_free(info);
+	return 0;
+}
+
+static int key_arg(const char *text, sbx_buf *out)
+{
+	if (sbx_key_from_binary_string(out, text, strlen(text)))
+		return fail("bad key '%s' (use \\xHH escapes)", text);
+	return 0;
+}
+
+int cmd_regions(int argc, char **argv)
+{
+	reg_opts o;
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	bool write = !strcmp(o.verb, "split") || !strcmp(o.verb, "merge");
+	bool known = write || !strcmp(o.verb, "list") ||
+		     !strcmp(o.verb, "stats") ||
+		     !strcmp(o.verb, "export-splits");
+	if (!known) {
+		fprintf(stderr, "saltbox regions: unknown verb '%s' (list, stats, "
+				"split, merge, export-splits)\n", o.verb);
+		return 2;
+	}
+	sbx_db_options dopts;
+	sbx_db_options_init(&dopts);
+	dopts.create_if_missing = false;
+	sbx_db *db;
+	if (sbx_db_open(&db, o.data, &dopts))
+		return fail("%s", sbx_errmsg());
+	sbx_buf key = {0};
+	if (!strcmp(o.verb, "list")) {
+		rc = list_cmd(db, &o);
+	} else if (!strcmp(o.verb, "stats")) {
+		rc = stats_cmd(db, &o);
+	} else if (!strcmp(o.verb, "export-splits")) {
+		rc = export_cmd(db, &o);
+	} else if (!strcmp(o.verb, "split")) {
+		if (o.nargs > 1)
+			rc = fail("%s", "split takes at most one KEY");
+		else if (o.nargs == 1 && !(rc = key_arg(o.args[0], &key)) &&
+			 key.len == 0)
+			rc = fail("%s", "split: the key is empty");
+		if (!rc && sbx_table_split(db, o.table, key.data, key.len))
+			rc = fail("%s", sbx_errmsg());
+		if (!rc)
+			rc = list_cmd(db, &o);
+	} else {
+		if (o.nargs != 1)
+			rc = fail("%s", "merge takes the START key of the first "
+					"region ('' for the first)");
+		else
+			rc = key_arg(o.args[0], &key);
+		if (!rc && sbx_table_merge(db, o.table, key.data, key.len))
+			rc = fail("%s", sbx_errmsg());
+		if (!rc)
+			rc = list_cmd(db, &o);
+	}
+	sbx_buf_free(&key);
+	sbx_db_close(db);
+	return rc;
+}
