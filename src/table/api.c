@@ -61,9 +61,17 @@ int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *opts)
 int sbx_db_connect(sbx_db **out, const char *url)
 {
 	*out = NULL;
-	return sbx_error_set(SBX_EUNSUPPORTED,
-			     "remote backend not built: cannot connect to '%s'",
-			     url ? url : "");
+	sbx_db *db = calloc(1, sizeof *db);
+	if (!db)
+		return SBX_ENOMEM_SET();
+	int rc = remote_connect(&db->impl, url);
+	if (rc) {
+		free(db);
+		return rc;
+	}
+	db->ops = &remote_backend_ops;
+	*out = db;
+	return SBX_OK;
 }
 
 void sbx_db_close(sbx_db *db)

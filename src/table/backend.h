@@ -77,4 +77,8 @@ struct sbx_db {
 int engine_open(void **out, const char *path, const sbx_db_options *opts);
 extern const sbx_backend_ops engine_backend_ops;
 
+/* The remote backend's entry point (src/remote/backend.c). */
+int remote_connect(void **out, const char *url);
+extern const sbx_backend_ops remote_backend_ops;
+
 #endif
