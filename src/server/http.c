@@ -10,6 +10,7 @@
  * are applied before their response is queued), then stop the pool.
  */
 #include "server/rest.h"
+#include "server/ui.h"
 
 #include "common/buf.h"
 
@@ -537,6 +538,8 @@ static void dispatch(rest_request *rq, rest_response *rs)
 				  &ac);
 	if (ac.rc)
 		return rest_error(rs, 400, "malformed query string");
+	if (ui_owns_path(rq->path)) /* the browser view, not HBase REST */
+		return ui_handle(rq, rs);
 	if (rest_route_parse(&rq->route, rq->path, strlen(rq->path), err))
 		return rest_error(rs, 400, "%s", err);
 	handlers[rq->route.kind](rq, rs);
