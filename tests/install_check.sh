@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# `cmake --install` puts the library, headers, saltbox.pc and the saltbox
+# command under a prefix, and a program built with only `pkg-config saltbox`
+# (the C API tour) compiles, links and runs against it.
+#   usage: install_check.sh BUILD_DIR SOURCE_DIR WORK_DIR
+set -euo pipefail
+build=$1 src=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+test -x "$work/prefix/bin/saltbox"
+test -f "$work/prefix/include/saltbox.h"
+pc=$(find "$work/prefix" -name saltbox.pc | head -1)
+test -n "$pc"
+export PKG_CONFIG_PATH=$(dirname "$pc")
+flags=$(pkg-config --cflags --libs saltbox)
+# the test tree may be built with sanitizers; link the same runtime
+extra=""
+nm -A "$work"/prefix/lib*/libsaltbox.a 2>/dev/null | grep -q __asan_ && extra="-fsanitize=address,undefined"
+cc -std=c11 $extra -o "$work/tour" "$src/examples/api_tour.c" $flags -lstdc++
+"$work/tour" "$work/data" | grep -q "claimed: yes"
+"$work/prefix/bin/saltbox" --version
+echo "install check passed"
