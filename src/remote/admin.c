@@ -113,8 +113,8 @@ int remote_namespace_create(void *p, const char *ns)
 	sbx_buf_free(&path);
 	if (rc)
 		return rc;
-	char what[160];
-	snprintf(what, sizeof what, "namespace '%s'", ns);
+	char what[300];
+	snprintf(what, sizeof what, "namespace '%.120s'", ns);
 	if (r.status == 403) {
 		/* HBase answers 403 when the namespace exists. */
 		char msg[256];
@@ -144,8 +144,8 @@ int remote_namespace_drop(void *p, const char *ns)
 	if (rc)
 		return rc;
 	if (r.status != 200) {
-		char what[160];
-		snprintf(what, sizeof what, "namespace '%s'", ns);
+		char what[300];
+		snprintf(what, sizeof what, "namespace '%.120s'", ns);
 		rc = remote_status_error(db, &r, what);
 		/* HBase refuses to drop a namespace holding tables with an
 		 * IOException (503) or 403 from a Saltbox server. */
@@ -230,7 +230,7 @@ static int send_schema(remote_db *db, const char *method, const char *name,
 	if (rc)
 		return rc;
 	char what[300];
-	snprintf(what, sizeof what, "table '%s'", name);
+	snprintf(what, sizeof what, "table '%.200s'", name);
 	if (r.status == 304)
 		rc = sbx_error_set(SBX_EEXISTS, "table '%s' already exists", name);
 	else if (r.status != 200 && r.status != 201)
@@ -250,8 +250,8 @@ static int namespace_exists(remote_db *db, const char *ns, bool *exists)
 		return rc;
 	*exists = r.status == 200;
 	if (r.status != 200 && r.status != 404) {
-		char what[160];
-		snprintf(what, sizeof what, "namespace '%s'", ns);
+		char what[300];
+		snprintf(what, sizeof what, "namespace '%.120s'", ns);
 		rc = remote_status_error(db, &r, what);
 	}
 	remote_resp_free(&r);
@@ -271,7 +271,7 @@ int remote_table_exists(void *p, const char *name, bool *exists)
 	*exists = r.status == 200;
 	if (r.status != 200 && r.status != 404) {
 		char what[300];
-		snprintf(what, sizeof what, "table '%s'", name);
+		snprintf(what, sizeof what, "table '%.200s'", name);
 		rc = remote_status_error(db, &r, what);
 	}
 	remote_resp_free(&r);
@@ -297,7 +297,8 @@ int remote_table_create(void *p, const char *name,
 	const char *colon = strchr(name, ':');
 	if (colon) {
 		char ns[256];
-		snprintf(ns, sizeof ns, "%.*s", (int)(colon - name), name);
+		int nslen = (int)(colon - name);
+		snprintf(ns, sizeof ns, "%.*s", nslen > 200 ? 200 : nslen, name);
 		bool ns_exists;
 		if ((rc = namespace_exists(db, ns, &ns_exists)))
 			return rc;
@@ -391,7 +392,7 @@ int remote_table_describe(sbx_table_info **out, void *p, const char *name)
 	remote_db *db = p;
 	sbx_buf path = {0};
 	char what[300];
-	snprintf(what, sizeof what, "table '%s'", name);
+	snprintf(what, sizeof what, "table '%.200s'", name);
 	json_t *j;
 	int rc = get_json(&j, db, table_path(&path, name, "/schema"), what);
 	sbx_buf_free(&path);
@@ -511,7 +512,7 @@ int remote_table_drop(void *p, const char *name)
 		rc = sbx_error_set(SBX_ENOTFOUND, "table '%s' does not exist", name);
 	else if (r.status != 200) {
 		char what[300];
-		snprintf(what, sizeof what, "table '%s'", name);
+		snprintf(what, sizeof what, "table '%.200s'", name);
 		rc = remote_status_error(db, &r, what);
 	}
 	remote_resp_free(&r);
@@ -610,7 +611,7 @@ int remote_regions(sbx_region_info **out, size_t *n, void *p, const char *table)
 	remote_db *db = p;
 	sbx_buf path = {0};
 	char what[300];
-	snprintf(what, sizeof what, "table '%s'", table);
+	snprintf(what, sizeof what, "table '%.200s'", table);
 	json_t *j;
 	int rc = get_json(&j, db, table_path(&path, table, "/regions"), what);
 	sbx_buf_free(&path);

@@ -133,7 +133,7 @@ static int send_cellset(remote_table *t, const char *method, const char *path,
 static int table_error(remote_table *t, const remote_resp *r)
 {
 	char what[300];
-	snprintf(what, sizeof what, "table '%s'", t->name);
+	snprintf(what, sizeof what, "table '%.200s'", t->name);
 	return remote_status_error(t->db, r, what);
 }
 
@@ -609,7 +609,7 @@ int remote_check_and_mutate(void *p, const sbx_check *c, const sbx_mutation *m,
 	remote_table *t = p;
 	(void)out; /* only increments/appends return cells; REST cannot mix them
 		      with a check */
-	cam_kind kind;
+	cam_kind kind = CAM_PUT;
 	int rc = check_expressible(m);
 	if (rc || (rc = cam_kind_of(c, m, &kind)))
 		return rc;

@@ -190,7 +190,7 @@ static int open_stateful(remote_scanner *s, const sbx_scan_opts *o)
 	if (rc)
 		return rc;
 	char what[300];
-	snprintf(what, sizeof what, "table '%s'", s->t->name);
+	snprintf(what, sizeof what, "table '%.200s'", s->t->name);
 	if (r.status != 201)
 		rc = remote_status_error(s->t->db, &r, what);
 	else if (!r.location || !(s->path = location_path(r.location)))
@@ -250,7 +250,7 @@ static int open_stateless(remote_scanner *s, const sbx_scan_opts *o)
 	if (rc)
 		return rc;
 	char what[300];
-	snprintf(what, sizeof what, "table '%s'", s->t->name);
+	snprintf(what, sizeof what, "table '%.200s'", s->t->name);
 	if (r.status == 200)
 		rc = remote_cellset_parse(&s->page, s->t->db, &r);
 	else if (r.status != 204)
@@ -315,7 +315,7 @@ static int fetch_page(remote_scanner *s)
 	if (rc)
 		return rc;
 	char what[300];
-	snprintf(what, sizeof what, "scanner on table '%s'", s->t->name);
+	snprintf(what, sizeof what, "scanner on table '%.200s'", s->t->name);
 	if (r.status == 204)
 		s->exhausted = true;
 	else if (r.status == 200)
