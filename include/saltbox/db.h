@@ -44,9 +44,23 @@ void sbx_db_options_init(sbx_db_options *opts);
 int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *opts);
 
 /*
- * Connect to an HBase REST gateway ("http://host:port") and use it through
- * the same table API. Returns SBX_EUNSUPPORTED until the remote backend is
- * built into this library.
+ * Connect to an HBase REST gateway ("http://host:port": a real HBase
+ * cluster's `hbase rest`, or `saltbox serve`) and use it through the same
+ * table API. Nothing is sent until the first call; a gateway that cannot be
+ * reached then gives SBX_EREMOTE (after 4 attempts, 50/100/200 ms apart)
+ * with the URL in the message. If the environment variable SALTBOX_TOKEN is
+ * set, every request carries "Authorization: Bearer <token>". The handle
+ * keeps a small pool of keep-alive connections and may be shared by threads.
+ *
+ * What HBase REST cannot express returns SBX_EUNSUPPORTED with the reason:
+ * Delete of one version and DeleteFamilyVersion (its DELETE removes all
+ * versions <= ts of a column, a family or a row), raw scans, enable/disable,
+ * flush, compaction, pre-split, split/merge, split policies, load history,
+ * filters made with sbx_filter_new(), reversed scans with a filter, and
+ * check-and-put whose puts leave out the checked column. A mutation mixing
+ * kinds is sent as one request per kind (increments, appends, deletes,
+ * puts, in that order): each is atomic, the whole is not. Truncate is drop
+ * and re-create (region boundaries are not kept); drop needs no disable.
  */
 int sbx_db_connect(sbx_db **out, const char *url);
 
