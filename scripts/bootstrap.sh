@@ -12,6 +12,7 @@ PACKAGES=(
   libsqlite3-dev liblmdb-dev
   clang libclang-rt-14-dev
   curl wrk nginx-light
+  chromium  # headless browser for the /ui test (tests/test_ui.sh)
 )
 
 missing=()

@@ -202,7 +202,11 @@ function renderServers(h) {
   const box = $('servers');
   const max = Math.max(1, ...h.servers.map((s) => s.total));
   let busiest = -1;
-  h.servers.forEach((s, i) => { if (s.total > 0 && (busiest < 0 || s.total > h.servers[busiest].total)) busiest = i; });
+  h.servers.forEach((s, i) => {
+    if (s.total > 0 && (busiest < 0 || s.total > h.servers[busiest].total)) busiest = i;
+  });
+  /* flagged only when it carries at least twice its fair share */
+  if (busiest >= 0 && h.servers[busiest].total * h.servers.length < 2 * h.total) busiest = -1;
   box.replaceChildren(...h.servers.map((s, i) => {
     const div = el('div', { class: i === busiest ? 'server busiest' : 'server',
                             'data-server': s.name });
