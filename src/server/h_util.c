@@ -1,14 +1,12 @@
 /*
  * h_util.c - helpers every endpoint family shares: opening the table of
  * the route with HBase's 404, method checks, body format checks, and the
- * region map (sbx_table_regions when the library has it; otherwise the
- * one-region-per-table form HBase shows for an unsplit table).
+ * region map.
  */
 #include "server/handlers.h"
 
 #include "common/buf.h"
 
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,62 +88,15 @@ int rest_split_column(const uint8_t *col, size_t len, char *family,
 
 /* ---- regions ---------------------------------------------------------------- */
 
-#pragma weak sbx_table_regions
-#pragma weak sbx_region_infos_free
-
-static void md5_hex(char out[33], const void *data, size_t len)
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-	EVP_Digest(data, len, md, &n, EVP_md5(), NULL);
-	for (unsigned i = 0; i < 16; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
-
 int rest_regions(rest_regions_list *out, sbx_db *db, const char *table)
 {
 	memset(out, 0, sizeof *out);
-	if (sbx_table_regions) {
-		int rc = sbx_table_regions(&out->r, &out->n, db, table);
-		if (rc != SBX_EUNSUPPORTED) {
-			out->from_library = rc == SBX_OK;
-			return rc;
-		}
-	}
-	bool exists = false;
-	int rc = sbx_table_exists(db, table, &exists);
-	if (rc)
-		return rc;
-	if (!exists)
-		return SBX_ENOTFOUND;
-	out->r = calloc(1, sizeof *out->r);
-	if (!out->r)
-		return SBX_ENOMEM;
-	out->n = 1;
-	sbx_region_info *ri = out->r;
-	ri->id = 0;
-	char base[512];
-	int blen = snprintf(base, sizeof base, "%s,,0", table);
-	md5_hex(ri->encoded, base, (size_t)blen);
-	size_t nlen = strlen(base) + 40;
-	ri->name = malloc(nlen);
-	if (!ri->name)
-		return SBX_ENOMEM;
-	snprintf(ri->name, nlen, "%s.%s.", base, ri->encoded);
-	return SBX_OK;
+	return sbx_table_regions(&out->r, &out->n, db, table);
 }
 
 void rest_regions_free(rest_regions_list *l)
 {
-	if (l->from_library && sbx_region_infos_free) {
+	if (l->r)
 		sbx_region_infos_free(l->r, l->n);
-	} else if (l->r) {
-		for (size_t i = 0; i < l->n; i++) {
-			free(l->r[i].name);
-			free(l->r[i].start_key);
-			free(l->r[i].end_key);
-		}
-		free(l->r);
-	}
 	memset(l, 0, sizeof *l);
 }

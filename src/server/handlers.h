@@ -30,7 +30,6 @@ int rest_split_column(const uint8_t *col, size_t len, char *family,
 typedef struct rest_regions_list {
 	sbx_region_info *r;
 	size_t n;
-	bool from_library;
 } rest_regions_list;
 
 int rest_regions(rest_regions_list *out, sbx_db *db, const char *table);
