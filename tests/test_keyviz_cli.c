@@ -51,7 +51,7 @@ static void test_simulate_and_compare(void)
 {
 	const char *dir = test_dir("kvcli");
 	mkdir(dir, 0755);
-	char w[4200], d[4200], args[16384];
+	char w[4200], d[4200], args[32768];
 	snprintf(w, sizeof w, "%s/seq.workload", dir);
 	snprintf(d, sizeof d, "%s/seq.design", dir);
 	put_file(w, "name sequential ids\nops 20000\nfield id sequence\n"

@@ -115,7 +115,7 @@ static int read_bytes(http_conn *c, sbx_buf *out, size_t n)
 typedef struct http_reply {
 	int status;
 	sbx_buf body;
-	char location[256];
+	char location[1100];
 } http_reply;
 
 /* One request; returns -1 on a connection error (then reconnect). */
