@@ -349,6 +349,16 @@ head -c 5000 /dev/zero | tr '\0' x >"$TMP/big"
 req PUT /t/r/a:q -H 'Authorization: Bearer s3cret' -H 'Content-Type: application/octet-stream' --data-binary @"$TMP/big"
 ok "body over limit" "$STATUS" 413
 
+# Stop the servers gracefully; sanitizer reports (leaks included) fail the test.
+cleanup
+PIDS=()
+for log in "$TMP"/*.log; do
+	if grep -qE 'Sanitizer|runtime error' "$log"; then
+		echo "FAIL: sanitizer report in $log"; cat "$log"; FAILS=$((FAILS + 1))
+	fi
+	grep -q 'saltbox serve: stopped' "$log" || { echo "FAIL: $log: no clean stop"; FAILS=$((FAILS + 1)); }
+done
+
 if [ "$FAILS" -ne 0 ]; then
 	echo "$FAILS check(s) failed"
 	exit 1

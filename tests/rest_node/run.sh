@@ -32,3 +32,10 @@ for _ in $(seq 1 200); do
 done
 [ -n "$PORT" ] || { echo "FAIL: server did not start"; cat "$TMP/serve.log"; exit 1; }
 NODE_PATH="$TMP/node_modules" HBASE_PORT=$PORT node "$HERE/test.js"
+rc=$?
+kill $PID; wait $PID
+trap - EXIT
+if grep -qE 'Sanitizer|runtime error' "$TMP/serve.log"; then
+	echo "FAIL: sanitizer report from the server:"; cat "$TMP/serve.log"; exit 1
+fi
+exit $rc
