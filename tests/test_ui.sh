@@ -57,7 +57,8 @@ put_row() { # TABLE ROW
 # ---- a store with two tables pre-split at 10000, 20000, 30000 ------------------
 DATA=$TMP/data
 printf "%s\n" "create 'hot', 'cf', SPLITS => ['10000', '20000', '30000']" \
-	"create 'even', 'cf', SPLITS => ['10000', '20000', '30000']" |
+	"create 'even', 'cf', SPLITS => ['10000', '20000', '30000']" \
+	'create '"'bin'"', '"'cf'"', SPLITS => ["\x00\x01", "a\\b", "\xff"]' |
 	"$SALTBOX" shell --data "$DATA" >"$TMP/shell.log" 2>&1 ||
 	{ echo "FAIL: could not create the tables"; cat "$TMP/shell.log"; exit 1; }
 "$SALTBOX" serve --data "$DATA" --port 0 >"$TMP/serve.log" 2>&1 &
@@ -73,7 +74,7 @@ done
 # ---- 1. the JSON API ------------------------------------------------------------
 req GET /ui/api/tables
 ok "tables" "$STATUS $CTYPE $BODY" \
-	'200 application/json {"servers":4,"tables":[{"name":"even","enabled":true,"families":["cf"],"regions":4},{"name":"hot","enabled":true,"families":["cf"],"regions":4}]}'
+	'200 application/json {"servers":4,"tables":[{"name":"bin","enabled":true,"families":["cf"],"regions":4},{"name":"even","enabled":true,"families":["cf"],"regions":4},{"name":"hot","enabled":true,"families":["cf"],"regions":4}]}'
 
 for i in 1 2 3 4 5; do ok "put hot 3000$i" "$(put_row hot 3000$i)" 200; done
 for k in 00001 10001 20001 30001; do
@@ -93,6 +94,11 @@ ok "regions" "$(echo "$BODY" | sed -E "$NOSIZE")" \
 # 14 bytes per cell: row (5), family and qualifier, value (5)
 ok "memstore of the hot region" "$(echo "$BODY" | grep -o '"memstore_size":[0-9]*' | tr '\n' ' ')" \
 	'"memstore_size":0 "memstore_size":0 "memstore_size":0 "memstore_size":70 '
+
+# Binary keys as HBase prints them (Bytes.toStringBinary), JSON-escaped.
+req GET /ui/api/table/bin/regions
+ok "binary keys" "$(echo "$BODY" | grep -o '"start_key":"[^"]*","end_key":"[^"]*"' | tr '\n' ' ')" \
+	'"start_key":"","end_key":"\\x00\\x01" "start_key":"\\x00\\x01","end_key":"a\\x5Cb" "start_key":"a\\x5Cb","end_key":"\\xFF" "start_key":"\\xFF","end_key":"" '
 
 # The 5 writes may straddle a bucket boundary: the values are summed per row.
 req GET '/ui/api/table/hot/heatmap?buckets=10'
@@ -149,7 +155,7 @@ ok "ui.js" "$STATUS $CTYPE $(echo "$BODY" | grep -c "'use strict'")" "200 text/j
 req GET /ui/ui.css
 ok "ui.css" "$STATUS $CTYPE" "200 text/css; charset=utf-8"
 req GET / -H 'Accept: application/json'
-ok "REST table list still served" "$STATUS $BODY" '200 {"table":[{"name":"even"},{"name":"hot"}]}'
+ok "REST table list still served" "$STATUS $BODY" '200 {"table":[{"name":"bin"},{"name":"even"},{"name":"hot"}]}'
 req GET /ui/schema -H 'Accept: application/json'
 ok "a table named ui keeps its REST routes" "$STATUS" 404
 req GET /hot/30001/cf:v -H 'Accept: application/json'
