@@ -413,7 +413,36 @@ static void test_compaction_gc(void)
 	teardown();
 }
 
-TEST_MAIN(T(test_sort_order), T(test_versions), T(test_delete_markers),
+/* Many stored versions (not yet compacted): reads seek past a finished
+ * column instead of stepping through every version, and still see the
+ * next column and the family markers kept in the empty qualifier. */
+static void test_many_versions_seek(void)
+{
+	setup("manyversions", 1);
+	REQUIRE(t);
+	for (int ts = 1; ts <= 40; ts++) {
+		CHECK_INT(put1(t, "r", "cf", "a", ts, ts == 40 ? "a40" : "old"), SBX_OK);
+		CHECK_INT(put1(t, "r", "cf", "", ts, ts == 40 ? "e40" : "old"), SBX_OK);
+	}
+	CHECK_INT(put1(t, "r", "cf", "b", 5, "b5"), SBX_OK);
+	CHECK_INT(put1(t, "r", "cf", "c", 50, "c50"), SBX_OK);
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	CHECK_STR(get_str(t, "r", &o, true),
+		  "r/cf:@40=e40;r/cf:a@40=a40;r/cf:b@5=b5;r/cf:c@50=c50;");
+	/* a family marker older than the newest versions masks b and c@<=10 */
+	CHECK_INT(del1(t, "r", SBX_CELL_DELETE_FAMILY, "cf", NULL, 10), SBX_OK);
+	CHECK_STR(get_str(t, "r", &o, true),
+		  "r/cf:@40=e40;r/cf:a@40=a40;r/cf:c@50=c50;");
+	sbx_scan_opts so;
+	sbx_scan_opts_init(&so);
+	so.reversed = true;
+	CHECK_STR(scan_str(t, &so, true),
+		  "r/cf:@40=e40;r/cf:a@40=a40;r/cf:c@50=c50;");
+	teardown();
+}
+
+TEST_MAIN(T(test_sort_order), T(test_many_versions_seek), T(test_versions), T(test_delete_markers),
 	  T(test_delete_masks_later_put_quirk),
 	  T(test_major_compaction_changes_results_quirk),
 	  T(test_server_timestamps_increase), T(test_ttl_and_min_versions),

@@ -536,6 +536,7 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 	int64_t fam_del = -1, col_del = -1;
 	int included = 0, visible = 0;
 	bool skip_column = false;
+	int skipped = 0; /* versions stepped over in a skipped column */
 	r->fam_ver.n = r->col_ver.n = 0;
 	r->colkey.len = 0;
 	*action = ROW_CONTINUE;
@@ -569,7 +570,7 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 				return SBX_ENOMEM_SET();
 			col_del = -1;
 			r->col_ver.n = 0;
-			included = visible = 0;
+			included = visible = skipped = 0;
 			skip_column = false;
 			if (!qual_selected(c, r->qual.data, r->qual.len)) {
 				/* The empty qualifier's column also holds the
@@ -584,6 +585,18 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 			}
 		}
 		if (skip_column && !fam_marker) {
+			/* HBase's seek-or-skip: step over a few versions, then
+			 * seek past the column (never past the empty
+			 * qualifier's, which holds the family markers). */
+			if (++skipped > 8 && r->qual.len > 0 && !r->rb.active) {
+				if (sbx_buf_set(&r->seek, r->colkey.data,
+						r->colkey.len))
+					return SBX_ENOMEM_SET();
+				r->seek.data[r->seek.len - 1] = 0x02;
+				src_seek(r, c, &r->seek);
+				skipped = 0;
+				continue;
+			}
 			src_next(r, c);
 			continue;
 		}
