@@ -255,6 +255,14 @@ void h_scan(rest_request *rq, rest_response *rs)
 	}
 	sbx_scanner *s;
 	int rc = sbx_scanner_open(&s, t, &so);
+	if (rc == SBX_ENOFAMILY) {
+		/* As HBase's TableScanResource: an unknown column finds no cells. */
+		rest_cellset_writer w;
+		rest_cellset_open(&w, &rs->body, fmt);
+		rest_cellset_close(&w, &rs->body);
+		rest_cellset_writer_free(&w);
+		goto out;
+	}
 	if (rc) {
 		rest_sbx_error(rs, rc);
 		goto out;

@@ -325,6 +325,8 @@ req GET '/s/*?starttime=150&endtime=250' "${JSON[@]}"
 ok "scan time range" "$(echo "$BODY" | grep -o '"timestamp":[0-9]*' | sort -u | tr '\n' ' ')" '"timestamp":200 '
 req GET '/s/aa*' "${JSON[@]}"
 ok "prefix scan" "$(echo "$BODY" | grep -o '"key":"[^"]*"' | wc -l)" 3
+req GET '/s/*?column=nofam:q' "${JSON[@]}"
+ok "scan of an unknown family: 200, no cells" "$STATUS:$BODY" '200:{"Row":[]}'
 req GET '/s/zz*' "${JSON[@]}"
 ok "empty scan is 200" "$STATUS:$BODY" '200:{"Row":[]}'
 
