@@ -19,7 +19,7 @@ start_server() {
 	"$SALTBOX" serve --data "$TMP/$name" --port 0 "$@" >"$TMP/$name.log" 2>&1 &
 	PIDS+=($!)
 	for _ in $(seq 1 200); do
-		URL=$(grep -o 'http://127.0.0.1:[0-9]*' "$TMP/$name.log" | head -1)
+		URL=$(grep -o 'http://127.0.0.1:[0-9]*' "$TMP/$name.log" 2>/dev/null | head -1)
 		[ -n "$URL" ] && return 0
 		sleep 0.05
 	done
@@ -350,6 +350,14 @@ ok "reads need no token" "$STATUS" 200
 head -c 5000 /dev/zero | tr '\0' x >"$TMP/big"
 req PUT /t/r/a:q -H 'Authorization: Bearer s3cret' -H 'Content-Type: application/octet-stream' --data-binary @"$TMP/big"
 ok "body over limit" "$STATUS" 413
+
+start_server idle --scanner-idle 1
+req PUT /t/schema "${CT_JSON[@]}" -d '{"ColumnSchema":[{"name":"a"}]}'
+req PUT /t/scanner "${CT_JSON[@]}" -d '{}'
+LOC=$(header Location); SID=${LOC##*/scanner/}
+sleep 2.2
+req GET "/t/scanner/$SID" "${JSON[@]}"
+ok "idle scanner expired" "$STATUS" 404
 
 # Stop the servers gracefully; sanitizer reports (leaks included) fail the test.
 cleanup

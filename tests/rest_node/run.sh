@@ -26,7 +26,7 @@ PID=$!
 trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null' EXIT
 PORT=
 for _ in $(seq 1 200); do
-	PORT=$(grep -o 'http://127.0.0.1:[0-9]*' "$TMP/serve.log" | head -1 | sed 's/.*://')
+	PORT=$(grep -o 'http://127.0.0.1:[0-9]*' "$TMP/serve.log" 2>/dev/null | head -1 | sed 's/.*://')
 	[ -n "$PORT" ] && break
 	sleep 0.05
 done
