@@ -51,6 +51,7 @@ typedef struct region {
 	_Atomic uint64_t reads, writes, filtered, read_bytes, write_bytes, cells;
 	_Atomic uint64_t unflushed;   /* bytes written since the last flush seen */
 	_Atomic uint64_t since_check; /* bytes written since the last split check */
+	_Atomic uint64_t check_every; /* split check interval in bytes */
 	load_slot *slots;
 	int nslots;
 } region;
@@ -122,7 +123,8 @@ int engine_rocks_error(char *err, const char *what);
 /* ---- regions.c ---- */
 /* The region holding `row` (REQUIRES: t->lock held). */
 region *region_for_row(const table *t, const uint8_t *row, size_t len);
-void region_count_write(engine *e, region *r, uint64_t bytes, uint64_t cells);
+/* Count a write; true when the region is due a split check. */
+bool region_count_write(engine *e, region *r, uint64_t bytes, uint64_t cells);
 void region_count_read(engine *e, region *r, uint64_t bytes, bool filtered);
 void region_free(region *r);
 /* Drop t's regions from the placement counts and free them. REQUIRES:

@@ -49,6 +49,7 @@ static region *region_new(engine *e, const uint8_t *s, size_t sl,
 	}
 	r->id = id;
 	r->server = server;
+	atomic_init(&r->check_every, 4096);
 	return r;
 }
 
@@ -83,16 +84,17 @@ static load_slot *current_slot(engine *e, region *r)
 	return s;
 }
 
-void region_count_write(engine *e, region *r, uint64_t bytes, uint64_t cells)
+bool region_count_write(engine *e, region *r, uint64_t bytes, uint64_t cells)
 {
 	atomic_fetch_add(&r->writes, 1);
 	atomic_fetch_add(&r->write_bytes, bytes);
 	atomic_fetch_add(&r->cells, cells);
 	atomic_fetch_add(&r->unflushed, bytes);
-	atomic_fetch_add(&r->since_check, bytes);
+	uint64_t since = atomic_fetch_add(&r->since_check, bytes) + bytes;
 	load_slot *s = current_slot(e, r);
 	atomic_fetch_add(&s->writes, 1);
 	atomic_fetch_add(&s->write_bytes, bytes);
+	return since >= atomic_load(&r->check_every);
 }
 
 void region_count_read(engine *e, region *r, uint64_t bytes, bool filtered)
@@ -700,6 +702,7 @@ void regions_maybe_split(engine *e, table *t, const uint8_t *row, size_t len)
 		every = 4096;
 	if (every > (64u << 20))
 		every = 64u << 20;
+	atomic_store(&r->check_every, every);
 	bool check = atomic_load(&r->since_check) >= every;
 	uint64_t size = 0, id = r->id;
 	if (check) {

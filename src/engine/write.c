@@ -283,14 +283,14 @@ static int commit(engine *e, rocksdb_writebatch_t *wb, sbx_durability d)
 	return err ? engine_rocks_error(err, "write") : SBX_OK;
 }
 
-/* Route an applied mutation to its region's load counters (t->lock held). */
-static void count_write(engine *e, table *t, const sbx_mutation *m)
+/* Route an applied mutation to its region's load counters (t->lock held);
+ * true when the region is due a split check. */
+static bool count_write(engine *e, table *t, const sbx_mutation *m)
 {
 	if (!e->opts.region_routing)
-		return;
+		return false;
 	region *r = region_for_row(t, mut_row(m), m->row_len);
-	if (r)
-		region_count_write(e, r, m->arena.len, m->nops);
+	return r && region_count_write(e, r, m->arena.len, m->nops);
 }
 
 /* Apply one row's mutation with the stripe lock held. */
@@ -330,10 +330,9 @@ int engine_mutate(void *p, const sbx_mutation *m, sbx_result **out)
 		rc = apply_locked(h->eng, h->t, m, s, m->has_rmw ? out : NULL);
 		pthread_mutex_unlock(&h->eng->stripe_lock[s]);
 	}
-	if (!rc)
-		count_write(h->eng, h->t, m);
+	bool due = !rc && count_write(h->eng, h->t, m);
 	pthread_rwlock_unlock(&h->t->lock);
-	if (!rc && h->eng->opts.region_routing)
+	if (due)
 		regions_maybe_split(h->eng, h->t, mut_row(m), m->row_len);
 	return rc;
 }
@@ -363,8 +362,9 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 	int *st = calloc(n ? n : 1, sizeof *st);
 	unsigned *stripes = calloc(n ? n : 1, sizeof *stripes);
 	unsigned *locked = calloc(n ? n : 1, sizeof *locked);
-	if (!st || !stripes || !locked) {
-		free(st), free(stripes), free(locked);
+	bool *due = calloc(n ? n : 1, sizeof *due);
+	if (!st || !stripes || !locked || !due) {
+		free(st), free(stripes), free(locked), free(due);
 		pthread_rwlock_unlock(&h->t->lock);
 		return SBX_ENOMEM_SET();
 	}
@@ -418,14 +418,14 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 			first_err = st[i];
 		if (statuses)
 			statuses[i] = st[i];
-		if (!st[i])
-			count_write(e, h->t, ms[i]);
+		if (!st[i] && count_write(e, h->t, ms[i]))
+			due[i] = true;
 	}
 	pthread_rwlock_unlock(&h->t->lock);
-	for (size_t i = 0; e->opts.region_routing && i < n; i++)
-		if (!st[i])
+	for (size_t i = 0; i < n; i++)
+		if (due[i])
 			regions_maybe_split(e, h->t, mut_row(ms[i]), ms[i]->row_len);
-	free(st), free(stripes), free(locked);
+	free(st), free(stripes), free(locked), free(due);
 	return first_err;
 }
 
@@ -479,7 +479,7 @@ int engine_check_and_mutate(void *p, const sbx_check *check,
 	}
 	unsigned s = stripe_of(mut_row(m), m->row_len);
 	pthread_mutex_lock(&e->stripe_lock[s]);
-	bool found = false;
+	bool found = false, due = false;
 	int64_t ts;
 	sbx_buf stored = {0};
 	rc = read_column(e, h->t, mut_row(m), m->row_len, check->family,
@@ -488,11 +488,13 @@ int engine_check_and_mutate(void *p, const sbx_check *check,
 	if (!rc && check_passes(check, found, &stored)) {
 		rc = apply_locked(e, h->t, m, s, m->has_rmw ? out : NULL);
 		*succeeded = rc == SBX_OK;
-		if (!rc)
-			count_write(e, h->t, m);
+		if (!rc && count_write(e, h->t, m))
+			due = true;
 	}
 	pthread_mutex_unlock(&e->stripe_lock[s]);
 	pthread_rwlock_unlock(&h->t->lock);
 	sbx_buf_free(&stored);
+	if (due)
+		regions_maybe_split(e, h->t, mut_row(m), m->row_len);
 	return rc;
 }
