@@ -54,9 +54,9 @@ static void row_get_binary(rest_request *rq, rest_response *rs, sbx_table *t,
 			   const sbx_read_opts *o)
 {
 	const rest_rowspec *spec = &rq->route.spec;
-	if (spec->ncolumns != 1 || !spec->columns[0].has_qualifier)
+	if (spec->ncolumns != 1)
 		return rest_error(rs, 400, "application/octet-stream needs exactly "
-					   "one column (family:qualifier) in the path");
+					   "one column in the path");
 	sbx_result *r;
 	int rc = sbx_table_get(&r, t, spec->row.data, spec->row.len, o);
 	if (rc)

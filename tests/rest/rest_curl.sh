@@ -146,6 +146,10 @@ req GET /t/row1/cf:a -H 'Accept: application/octet-stream'
 ok "get binary" "$STATUS:$BODY:$(header X-Timestamp)" "200:v3000:3000"
 req GET /t/row1 -H 'Accept: application/octet-stream'
 ok "binary needs a column" "$STATUS" 400
+req GET /t/row1/BAD -H 'Accept: application/octet-stream'
+ok "binary of an unknown family" "$STATUS" 404
+req GET /t/row1/cf -H 'Accept: application/octet-stream'
+ok "binary of a family: its first cell" "$STATUS:$BODY" "200:v3000"
 req GET /t/nope "${JSON[@]}"
 ok "missing row" "$STATUS" 404
 req GET /t/row1/cf:zz "${JSON[@]}"
@@ -309,6 +313,15 @@ ok "scanner on missing table: created" "$STATUS" 201
 LOC=$(header Location); SID=${LOC##*/scanner/}
 req GET "/nosuch/scanner/$SID" "${JSON[@]}"
 ok "scanner on missing table: first GET" "$STATUS" 404
+
+req PUT /gone/schema "${CT_JSON[@]}" -d '{"ColumnSchema":[{"name":"a"}]}'
+req PUT /gone/r/a:q -H 'Content-Type: application/octet-stream' --data-binary v
+req PUT /gone/scanner "${CT_JSON[@]}" -d '{"batch":1}'
+LOC=$(header Location); SID=${LOC##*/scanner/}
+req DELETE /gone/schema
+ok "drop a table with an open scanner" "$STATUS" 200
+req GET "/gone/scanner/$SID" "${JSON[@]}"
+ok "scanner of a dropped table" "$STATUS" 410
 
 # ---- stateless scans ----------------------------------------------------------------
 req GET '/s/*' "${JSON[@]}"
