@@ -12,7 +12,10 @@
  * Keys are printed as HBase prints them (Bytes.toStringBinary). A region is
  * "hot" when its load over the window is at least twice the mean region's
  * (a bright horizontal band in Key Visualizer terms); the busiest of those
- * is the table's "hottest". Everything comes from the public region API.
+ * is the table's "hottest". "score" and "busiest_share" are the hotspot
+ * score of docs/hotspots.md (per bucket, busiest modelled server over the
+ * mean one, weighted by load) so the page and `saltbox keyviz` agree.
+ * Everything comes from the public region API.
  */
 #include "server/ui.h"
 
@@ -226,7 +229,10 @@ typedef struct heat_view {
 	uint64_t *totals;      /* per region over the window */
 	uint64_t max_cell, sum;
 	size_t hottest;        /* index, or SIZE_MAX when nothing is hot */
-	double score;          /* max / mean region load (C4's hotspot score) */
+	double region_score;   /* busiest region / mean region over the window */
+	double score;          /* busiest server / mean server per bucket,
+				  weighted by the bucket's load (as keyviz) */
+	double busiest_share;  /* the busiest server's share, weighted alike */
 	int nservers;
 	uint64_t *server_totals;
 	size_t *server_regions;
@@ -243,6 +249,30 @@ static void heat_view_free(heat_view *v)
 static bool is_hot(const heat_view *v, size_t i, size_t n)
 {
 	return n > 1 && v->totals[i] > 0 && v->totals[i] * n >= 2 * v->sum;
+}
+
+/* Sum over the window's buckets of the busiest server's load in each:
+ * divided by the total it is docs/hotspots.md's busiest share, and N times
+ * that its hotspot score (busiest / mean server, weighted by load). */
+static uint64_t server_busiest_sum(const heat_view *v, const sbx_region_load *l,
+				   size_t n, uint64_t *per_server)
+{
+	uint64_t sum = 0;
+	size_t nb = n ? l[0].nbuckets : 0;
+	for (size_t k = v->skip; k < nb; k++) {
+		memset(per_server, 0, (size_t)v->nservers * sizeof *per_server);
+		uint64_t busiest = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (l[i].server < 0)
+				continue;
+			uint64_t *s = &per_server[l[i].server];
+			*s += metric_value(&l[i].buckets[k], v->metric);
+			if (*s > busiest)
+				busiest = *s;
+		}
+		sum += busiest;
+	}
+	return sum;
 }
 
 static int heat_view_compute(heat_view *v, const sbx_region_load *l, size_t n,
@@ -280,7 +310,15 @@ static int heat_view_compute(heat_view *v, const sbx_region_load *l, size_t n,
 			v->hottest = i;
 		}
 	}
-	v->score = v->sum ? (double)max_total * (double)n / (double)v->sum : 0;
+	v->region_score = v->sum ? (double)max_total * (double)n / (double)v->sum
+				 : 0;
+	uint64_t *scratch = calloc((size_t)v->nservers, sizeof *scratch);
+	if (!scratch)
+		return SBX_ENOMEM;
+	uint64_t busiest_sum = server_busiest_sum(v, l, n, scratch);
+	free(scratch);
+	v->busiest_share = v->sum ? (double)busiest_sum / (double)v->sum : 0;
+	v->score = v->busiest_share * v->nservers;
 	if (!max_total || !is_hot(v, v->hottest, n))
 		v->hottest = SIZE_MAX;
 	return SBX_OK;
@@ -311,10 +349,12 @@ static void j_heatmap(json_out *j, const heat_view *v, const char *table,
 	j_str(j, table);
 	J_PRINTF(j, ",\"metric\":\"%s\",\"bucket_ms\":%lld,\"buckets\":%zu,"
 		    "\"start_ms\":%lld,\"max\":%llu,\"total\":%llu,"
-		    "\"score\":%.2f,\"hottest\":",
+		    "\"score\":%.2f,\"busiest_share\":%.2f,"
+		    "\"region_score\":%.2f,\"hottest\":",
 		 metric_names[v->metric], (long long)v->bucket_ms, v->shown,
 		 (long long)first, (unsigned long long)v->max_cell,
-		 (unsigned long long)v->sum, v->score);
+		 (unsigned long long)v->sum, v->score, v->busiest_share,
+		 v->region_score);
 	if (v->hottest == SIZE_MAX)
 		J_PRINTF(j, "null");
 	else

@@ -186,16 +186,21 @@ function renderBanner(h) {
     b.className = 'hot';
     b.setAttribute('data-start-key', row.start_key);
     b.textContent = 'Hot region ' + rangeText(row) + ' on ' + row.server + ': ' +
-      share + '% of ' + h.metric + ' in the last ' + span + ' (hotspot score ' +
-      h.score.toFixed(1) + ' = busiest region / mean region).';
+      share + '% of ' + h.metric + ' in the last ' + span + '. ' + scoreText(h);
   } else {
     b.className = '';
     b.removeAttribute('data-start-key');
     b.textContent = h.total
-      ? 'No hot region: load is spread over the key space (hotspot score ' +
-        h.score.toFixed(1) + ').'
+      ? 'No hot region: load is spread over the key space. ' + scoreText(h)
       : 'No ' + h.metric + ' in the last ' + span + '.';
   }
+}
+
+/* docs/hotspots.md's score: 1 = even, N = one of N servers does everything. */
+function scoreText(h) {
+  return 'Hotspot score ' + h.score.toFixed(1) + ' of ' + h.servers.length +
+    ' (busiest server / mean server; busiest share ' +
+    Math.round(100 * h.busiest_share) + '%).';
 }
 
 function renderServers(h) {
