@@ -35,10 +35,10 @@ typedef struct json_out {
 	int rc;
 } json_out;
 
-#define J_PRINTF(j, ...)                                            \
-	do {                                                        \
-		if (!(j)->rc)                                       \
-			(j)->rc = rest_buf_printf((j)->b, __VA_ARGS__); \
+#define J_PRINTF(j, ...)                                                       \
+	do {                                                                   \
+		if (!(j)->rc)                                                  \
+			(j)->rc = rest_buf_printf((j)->b, __VA_ARGS__);        \
 	} while (0)
 
 static void j_str(json_out *j, const char *s)
@@ -54,12 +54,13 @@ static void j_key(json_out *j, const uint8_t *key, size_t len)
 	if (!j->rc)
 		j->rc = sbx_key_to_binary_string(&text, key, len);
 	if (!j->rc)
-		j->rc = rest_json_string(j->b, (const char *)text.data, text.len);
+		j->rc =
+		    rest_json_string(j->b, (const char *)text.data, text.len);
 	sbx_buf_free(&text);
 }
 
 static void ui_json_error(rest_response *rs, int status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void ui_json_error(rest_response *rs, int status, const char *fmt, ...)
 {
@@ -91,13 +92,14 @@ static void ui_lib_error(rest_response *rs, int rc, const char *table)
 static void ui_json_done(rest_response *rs, json_out *j)
 {
 	if (j->rc)
-		return ui_json_error(rs, 503, "out of memory building the reply");
+		return ui_json_error(rs, 503,
+				     "out of memory building the reply");
 	rs->status = 200;
 	rs->content_type = "application/json";
 	rs->no_cache = true;
 }
 
-/* ---- /ui/api/tables -------------------------------------------------------- */
+/* ---- /ui/api/tables ------------------------------------------------------ */
 
 static void j_table_entry(json_out *j, sbx_db *db, const char *name)
 {
@@ -139,14 +141,15 @@ static void api_tables(rest_request *rq, rest_response *rs)
 	ui_json_done(rs, &j);
 }
 
-/* ---- /ui/api/table/<t>/regions --------------------------------------------- */
+/* ---- /ui/api/table/<t>/regions ------------------------------------------- */
 
 static void j_region(json_out *j, const sbx_region_info *r)
 {
 	const sbx_region_metrics *m = &r->metrics;
 	J_PRINTF(j, "{\"name\":");
 	j_str(j, r->name);
-	J_PRINTF(j, ",\"encoded\":\"%s\",\"id\":%llu,\"start_key\":", r->encoded,
+	J_PRINTF(j,
+		 ",\"encoded\":\"%s\",\"id\":%llu,\"start_key\":", r->encoded,
 		 (unsigned long long)r->id);
 	j_key(j, r->start_key, r->start_len);
 	J_PRINTF(j, ",\"end_key\":");
@@ -178,7 +181,8 @@ static void api_regions(rest_request *rq, rest_response *rs, const char *table)
 	json_out j = {&rs->body, SBX_OK};
 	J_PRINTF(&j, "{\"table\":");
 	j_str(&j, table);
-	J_PRINTF(&j, ",\"servers\":%d,\"regions\":[", sbx_db_region_servers(db));
+	J_PRINTF(&j, ",\"servers\":%d,\"regions\":[",
+		 sbx_db_region_servers(db));
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			J_PRINTF(&j, ",");
@@ -189,7 +193,7 @@ static void api_regions(rest_request *rq, rest_response *rs, const char *table)
 	ui_json_done(rs, &j);
 }
 
-/* ---- /ui/api/table/<t>/heatmap --------------------------------------------- */
+/* ---- /ui/api/table/<t>/heatmap ------------------------------------------- */
 
 typedef enum ui_metric {
 	METRIC_OPS,
@@ -201,23 +205,29 @@ typedef enum ui_metric {
 } ui_metric;
 
 static const char *const metric_names[] = {
-	[METRIC_OPS] = "ops",
-	[METRIC_READS] = "reads",
-	[METRIC_WRITES] = "writes",
-	[METRIC_BYTES] = "bytes",
-	[METRIC_READ_BYTES] = "read_bytes",
-	[METRIC_WRITE_BYTES] = "write_bytes",
+    [METRIC_OPS] = "ops",
+    [METRIC_READS] = "reads",
+    [METRIC_WRITES] = "writes",
+    [METRIC_BYTES] = "bytes",
+    [METRIC_READ_BYTES] = "read_bytes",
+    [METRIC_WRITE_BYTES] = "write_bytes",
 };
 
 static uint64_t metric_value(const sbx_load_bucket *b, ui_metric m)
 {
 	switch (m) {
-	case METRIC_READS: return b->reads;
-	case METRIC_WRITES: return b->writes;
-	case METRIC_BYTES: return b->read_bytes + b->write_bytes;
-	case METRIC_READ_BYTES: return b->read_bytes;
-	case METRIC_WRITE_BYTES: return b->write_bytes;
-	default: return b->reads + b->writes;
+	case METRIC_READS:
+		return b->reads;
+	case METRIC_WRITES:
+		return b->writes;
+	case METRIC_BYTES:
+		return b->read_bytes + b->write_bytes;
+	case METRIC_READ_BYTES:
+		return b->read_bytes;
+	case METRIC_WRITE_BYTES:
+		return b->write_bytes;
+	default:
+		return b->reads + b->writes;
 	}
 }
 
@@ -226,13 +236,13 @@ typedef struct heat_view {
 	ui_metric metric;
 	size_t shown, skip;
 	int64_t bucket_ms;
-	uint64_t *totals;      /* per region over the window */
+	uint64_t *totals; /* per region over the window */
 	uint64_t max_cell, sum;
-	size_t hottest;        /* index, or SIZE_MAX when nothing is hot */
-	double region_score;   /* busiest region / mean region over the window */
-	double score;          /* busiest server / mean server per bucket,
-				  weighted by the bucket's load (as keyviz) */
-	double busiest_share;  /* the busiest server's share, weighted alike */
+	size_t hottest;	      /* index, or SIZE_MAX when nothing is hot */
+	double region_score;  /* busiest region / mean region over the window */
+	double score;	      /* busiest server / mean server per bucket,
+				 weighted by the bucket's load (as keyviz) */
+	double busiest_share; /* the busiest server's share, weighted alike */
 	int nservers;
 	uint64_t *server_totals;
 	size_t *server_regions;
@@ -281,15 +291,17 @@ static int heat_view_compute(heat_view *v, const sbx_region_load *l, size_t n,
 	size_t nb = n ? l[0].nbuckets : 0;
 	v->shown = want < nb ? want : nb;
 	v->skip = nb - v->shown;
-	v->bucket_ms = nb >= 2 ? l[0].buckets[1].start_ms - l[0].buckets[0].start_ms
-			       : 0;
+	v->bucket_ms =
+	    nb >= 2 ? l[0].buckets[1].start_ms - l[0].buckets[0].start_ms : 0;
 	v->nservers = nservers > 0 ? nservers : 1;
 	for (size_t i = 0; i < n; i++)
 		if (l[i].server >= v->nservers)
 			v->nservers = l[i].server + 1;
 	v->totals = calloc(n ? n : 1, sizeof *v->totals);
-	v->server_totals = calloc((size_t)v->nservers, sizeof *v->server_totals);
-	v->server_regions = calloc((size_t)v->nservers, sizeof *v->server_regions);
+	v->server_totals =
+	    calloc((size_t)v->nservers, sizeof *v->server_totals);
+	v->server_regions =
+	    calloc((size_t)v->nservers, sizeof *v->server_regions);
 	if (!v->totals || !v->server_totals || !v->server_regions)
 		return SBX_ENOMEM;
 	uint64_t max_total = 0;
@@ -310,8 +322,8 @@ static int heat_view_compute(heat_view *v, const sbx_region_load *l, size_t n,
 			v->hottest = i;
 		}
 	}
-	v->region_score = v->sum ? (double)max_total * (double)n / (double)v->sum
-				 : 0;
+	v->region_score =
+	    v->sum ? (double)max_total * (double)n / (double)v->sum : 0;
 	uint64_t *scratch = calloc((size_t)v->nservers, sizeof *scratch);
 	if (!scratch)
 		return SBX_ENOMEM;
@@ -324,20 +336,22 @@ static int heat_view_compute(heat_view *v, const sbx_region_load *l, size_t n,
 	return SBX_OK;
 }
 
-static void j_heat_row(json_out *j, const heat_view *v, const sbx_region_load *r,
-		       size_t i, size_t n)
+static void j_heat_row(json_out *j, const heat_view *v,
+		       const sbx_region_load *r, size_t i, size_t n)
 {
 	J_PRINTF(j, "{\"start_key\":");
 	j_key(j, r->start_key, r->start_len);
 	J_PRINTF(j, ",\"end_key\":");
 	j_key(j, r->end_key, r->end_len);
-	J_PRINTF(j, ",\"server\":\"server-%d\",\"total\":%llu,\"hot\":%s,"
-		    "\"values\":[",
+	J_PRINTF(j,
+		 ",\"server\":\"server-%d\",\"total\":%llu,\"hot\":%s,"
+		 "\"values\":[",
 		 r->server, (unsigned long long)v->totals[i],
 		 is_hot(v, i, n) ? "true" : "false");
 	for (size_t k = v->skip; k < r->nbuckets; k++)
 		J_PRINTF(j, "%s%llu", k > v->skip ? "," : "",
-			 (unsigned long long)metric_value(&r->buckets[k], v->metric));
+			 (unsigned long long)metric_value(&r->buckets[k],
+							  v->metric));
 	J_PRINTF(j, "]}");
 }
 
@@ -347,10 +361,11 @@ static void j_heatmap(json_out *j, const heat_view *v, const char *table,
 	int64_t first = n && v->shown ? l[0].buckets[v->skip].start_ms : 0;
 	J_PRINTF(j, "{\"table\":");
 	j_str(j, table);
-	J_PRINTF(j, ",\"metric\":\"%s\",\"bucket_ms\":%lld,\"buckets\":%zu,"
-		    "\"start_ms\":%lld,\"max\":%llu,\"total\":%llu,"
-		    "\"score\":%.2f,\"busiest_share\":%.2f,"
-		    "\"region_score\":%.2f,\"hottest\":",
+	J_PRINTF(j,
+		 ",\"metric\":\"%s\",\"bucket_ms\":%lld,\"buckets\":%zu,"
+		 "\"start_ms\":%lld,\"max\":%llu,\"total\":%llu,"
+		 "\"score\":%.2f,\"busiest_share\":%.2f,"
+		 "\"region_score\":%.2f,\"hottest\":",
 		 metric_names[v->metric], (long long)v->bucket_ms, v->shown,
 		 (long long)first, (unsigned long long)v->max_cell,
 		 (unsigned long long)v->sum, v->score, v->busiest_share,
@@ -367,14 +382,16 @@ static void j_heatmap(json_out *j, const heat_view *v, const char *table,
 	}
 	J_PRINTF(j, "],\"servers\":[");
 	for (int s = 0; s < v->nservers; s++)
-		J_PRINTF(j, "%s{\"name\":\"server-%d\",\"regions\":%zu,\"total\":%llu}",
-			 s ? "," : "", s, v->server_regions[s],
-			 (unsigned long long)v->server_totals[s]);
+		J_PRINTF(
+		    j,
+		    "%s{\"name\":\"server-%d\",\"regions\":%zu,\"total\":%llu}",
+		    s ? "," : "", s, v->server_regions[s],
+		    (unsigned long long)v->server_totals[s]);
 	J_PRINTF(j, "]}");
 }
 
-static bool parse_heat_args(rest_request *rq, rest_response *rs, size_t *buckets,
-			    ui_metric *metric)
+static bool parse_heat_args(rest_request *rq, rest_response *rs,
+			    size_t *buckets, ui_metric *metric)
 {
 	char err[REST_ERR_LEN];
 	int64_t b = UI_DEFAULT_BUCKETS;
@@ -397,8 +414,9 @@ static bool parse_heat_args(rest_request *rq, rest_response *rs, size_t *buckets
 			*metric = (ui_metric)i;
 			return true;
 		}
-	ui_json_error(rs, 400, "unknown metric '%.64s' (ops, reads, writes, "
-			       "bytes, read_bytes or write_bytes)",
+	ui_json_error(rs, 400,
+		      "unknown metric '%.64s' (ops, reads, writes, "
+		      "bytes, read_bytes or write_bytes)",
 		      (const char *)m->value.data);
 	return false;
 }
@@ -423,7 +441,7 @@ static void api_heatmap(rest_request *rq, rest_response *rs, const char *table)
 	ui_json_done(rs, &j);
 }
 
-/* ---- routing ---------------------------------------------------------------- */
+/* ---- routing ------------------------------------------------------------- */
 
 static const ui_asset *find_asset(const char *name)
 {
@@ -465,8 +483,9 @@ static void api_table(rest_request *rq, rest_response *rs, const char *sub)
 	    rest_url_decode(&name, sub, (size_t)(slash - sub)) ||
 	    memchr(name.data, 0, name.len)) {
 		sbx_buf_free(&name);
-		return ui_json_error(rs, 400, "expected /ui/api/table/<table>/"
-					      "regions or .../heatmap");
+		return ui_json_error(rs, 400,
+				     "expected /ui/api/table/<table>/"
+				     "regions or .../heatmap");
 	}
 	const char *table = (const char *)name.data;
 	const char *what = slash + 1;
@@ -475,8 +494,8 @@ static void api_table(rest_request *rq, rest_response *rs, const char *sub)
 	else if (!strcmp(what, "heatmap"))
 		api_heatmap(rq, rs, table);
 	else
-		ui_json_error(rs, 404, "no such view '%.64s' (regions or heatmap)",
-			      what);
+		ui_json_error(
+		    rs, 404, "no such view '%.64s' (regions or heatmap)", what);
 	sbx_buf_free(&name);
 }
 
@@ -498,6 +517,7 @@ void ui_handle(rest_request *rq, rest_response *rs)
 				     rq->path);
 	const ui_asset *a = find_asset(rest);
 	if (!a)
-		return ui_json_error(rs, 404, "no such file '%.128s'", rq->path);
+		return ui_json_error(rs, 404, "no such file '%.128s'",
+				     rq->path);
 	serve_asset(rs, a);
 }

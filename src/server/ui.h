@@ -23,8 +23,8 @@ void ui_handle(rest_request *rq, rest_response *rs);
 
 /* One embedded file (generated: ui_assets.c, from src/server/ui/). */
 typedef struct ui_asset {
-	const char *name;   /* file name, e.g. "ui.js" */
-	const char *mime;   /* Content-Type */
+	const char *name; /* file name, e.g. "ui.js" */
+	const char *mime; /* Content-Type */
 	const unsigned char *data;
 	size_t len;
 } ui_asset;
