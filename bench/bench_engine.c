@@ -1,0 +1,1254 @@
+/*
+ * bench_engine.c - YCSB-style workloads A-F on the Saltbox engine, against
+ * raw RocksDB, SQLite and LMDB doing the same logical work, side by side in
+ * one run. Prints ops/s per workload and engine and the ratio of each to raw
+ * RocksDB (the ceiling). A program, not a test: see bench/RESULTS.md for the
+ * engine mapping, the settings that make it fair, and recorded numbers.
+ */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <saltbox.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <lmdb.h>
+#include <math.h>
+#include <rocksdb/c.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- the data model: YCSB's usertable --------------------------------- */
+
+#define NFIELDS 10
+#define VALUE_LEN 100
+#define FIELD_LEN 6 /* "field0".."field9" */
+#define ROW_LEN 23  /* "user" + 19 decimal digits of fnvhash64(keynum) */
+#define MAX_SCAN_LEN 100
+#define VALUE_POOL_BYTES (1u << 20)
+#define TABLE_NAME "usertable"
+#define FAMILY "f"
+
+static const char *const FIELD_NAMES[NFIELDS] = {
+	"field0", "field1", "field2", "field3", "field4",
+	"field5", "field6", "field7", "field8", "field9",
+};
+
+/* What a read returns: the values of one row, copied out of the engine so
+ * that no engine wins by not touching the data. */
+typedef struct record {
+	uint8_t vals[NFIELDS][VALUE_LEN];
+	int nfields;
+} record;
+
+static volatile uint64_t g_sink; /* keeps copies from being optimised away */
+
+static void record_take(record *rec, int field, const void *v, size_t vl)
+{
+	if (field < 0 || field >= NFIELDS)
+		return;
+	size_t n = vl < VALUE_LEN ? vl : VALUE_LEN;
+	memcpy(rec->vals[field], v, n);
+	rec->nfields++;
+}
+
+static int field_index(const void *q, size_t ql)
+{
+	const char *s = q;
+	if (ql != FIELD_LEN || memcmp(s, "field", 5) || s[5] < '0' || s[5] > '9')
+		return -1;
+	return s[5] - '0';
+}
+
+/* ---- YCSB's generators ---------------------------------------------------- */
+
+typedef struct rng {
+	uint64_t s;
+} rng;
+
+static uint64_t rng_next(rng *r) /* splitmix64 */
+{
+	uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static double rng_double(rng *r)
+{
+	return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* YCSB Utils.fnvhash64: FNV-1a over the 8 bytes, then Math.abs. */
+static uint64_t fnvhash64(uint64_t v)
+{
+	uint64_t h = 0xCBF29CE484222325ull;
+	for (int i = 0; i < 8; i++) {
+		h ^= v & 0xFF;
+		v >>= 8;
+		h *= 1099511628211ull;
+	}
+	int64_t s = (int64_t)h;
+	return s < 0 ? (uint64_t)0 - h : h;
+}
+
+/* YCSB's insert order is hashed: key = "user" + fnvhash64(keynum). Fixed
+ * width (zero padded) so that row||qualifier is unambiguous for the
+ * key-value engines. */
+static void key_of(uint64_t keynum, char out[ROW_LEN + 1])
+{
+	snprintf(out, ROW_LEN + 1, "user%019llu",
+		 (unsigned long long)fnvhash64(keynum));
+}
+
+#define ZIPF_THETA 0.99
+#define SCRAMBLED_ITEMS 10000000000ull
+#define SCRAMBLED_ZETAN 26.46902820178302 /* zeta(10^10, 0.99), YCSB's */
+
+/* ZipfianGenerator (Gray et al., "Quickly generating billion-record
+ * synthetic databases"), as YCSB implements it, with incremental zeta. */
+typedef struct zipf {
+	double alpha, zeta2theta, zetan, eta;
+	uint64_t count_for_zeta;
+} zipf;
+
+static double zeta_sum(uint64_t from, uint64_t to, double initial)
+{
+	double sum = initial;
+	for (uint64_t i = from; i < to; i++)
+		sum += 1.0 / pow((double)(i + 1), ZIPF_THETA);
+	return sum;
+}
+
+static void zipf_set_eta(zipf *z, uint64_t items)
+{
+	z->eta = (1 - pow(2.0 / (double)items, 1 - ZIPF_THETA)) /
+		 (1 - z->zeta2theta / z->zetan);
+}
+
+static void zipf_init(zipf *z, uint64_t items, double zetan)
+{
+	z->alpha = 1.0 / (1.0 - ZIPF_THETA);
+	z->zeta2theta = zeta_sum(0, 2, 0);
+	z->zetan = zetan > 0 ? zetan : zeta_sum(0, items, 0);
+	z->count_for_zeta = items;
+	zipf_set_eta(z, items);
+}
+
+/* A value in [0, items), item 0 the most popular. */
+static uint64_t zipf_next(zipf *z, rng *r, uint64_t items)
+{
+	if (items != z->count_for_zeta) {
+		z->zetan = items > z->count_for_zeta
+				   ? zeta_sum(z->count_for_zeta, items, z->zetan)
+				   : zeta_sum(0, items, 0);
+		z->count_for_zeta = items;
+		zipf_set_eta(z, items);
+	}
+	double u = rng_double(r);
+	double uz = u * z->zetan;
+	if (uz < 1.0)
+		return 0;
+	if (uz < 1.0 + pow(0.5, ZIPF_THETA))
+		return 1;
+	uint64_t v = (uint64_t)((double)items *
+				pow(z->eta * u - z->eta + 1, z->alpha));
+	return v < items ? v : items - 1;
+}
+
+typedef enum dist { DIST_UNIFORM, DIST_ZIPFIAN, DIST_LATEST } dist;
+
+static const char *dist_name(dist d)
+{
+	return d == DIST_UNIFORM ? "uniform" : d == DIST_ZIPFIAN ? "zipfian" : "latest";
+}
+
+/* Chooses the key of the next read/update/scan, as CoreWorkload does. */
+typedef struct key_chooser {
+	dist d;
+	zipf z;
+	uint64_t scrambled_items; /* records + expected inserts */
+} key_chooser;
+
+static void chooser_init(key_chooser *c, dist d, uint64_t count,
+			 uint64_t expected_inserts)
+{
+	memset(c, 0, sizeof *c);
+	c->d = d;
+	c->scrambled_items = count + expected_inserts;
+	if (d == DIST_ZIPFIAN)
+		zipf_init(&c->z, SCRAMBLED_ITEMS, SCRAMBLED_ZETAN);
+	else if (d == DIST_LATEST)
+		zipf_init(&c->z, count > 1 ? count - 1 : 1, 0);
+}
+
+static uint64_t chooser_next(key_chooser *c, rng *r, uint64_t count)
+{
+	switch (c->d) {
+	case DIST_UNIFORM:
+		return rng_next(r) % count;
+	case DIST_ZIPFIAN: /* ScrambledZipfianGenerator */
+		for (;;) {
+			uint64_t v = zipf_next(&c->z, r, SCRAMBLED_ITEMS);
+			uint64_t k = fnvhash64(v) % c->scrambled_items;
+			if (k < count)
+				return k;
+		}
+	default: { /* SkewedLatestGenerator: the newest keys are hottest */
+		uint64_t max = count - 1;
+		return max - zipf_next(&c->z, r, max + 1);
+	}
+	}
+}
+
+/* ---- workloads ---------------------------------------------------------- */
+
+typedef struct workload {
+	char id;
+	double read, update, insert, scan, rmw;
+	bool latest; /* D: reads follow the "latest" distribution */
+	const char *what;
+} workload;
+
+static const workload WORKLOADS[] = {
+	{'A', 0.50, 0.50, 0, 0, 0, false, "50% read, 50% update"},
+	{'B', 0.95, 0.05, 0, 0, 0, false, "95% read, 5% update"},
+	{'C', 1.00, 0, 0, 0, 0, false, "100% read"},
+	{'D', 0.95, 0, 0.05, 0, 0, true, "95% read latest, 5% insert"},
+	{'E', 0, 0, 0.05, 0.95, 0, false, "95% scan (1..100 rows), 5% insert"},
+	{'F', 0.50, 0, 0, 0, 0.50, false, "50% read, 50% read-modify-write"},
+};
+
+/* ---- the engines under test ---------------------------------------------- */
+
+typedef struct bench_cfg {
+	uint64_t records;
+	uint64_t ops;
+	uint64_t scan_ops;
+	const char *workloads;
+	bool dist_uniform, dist_zipfian;
+	size_t block_size;
+	size_t cache_bytes;
+	uint64_t seed;
+	char dir[256];
+} bench_cfg;
+
+typedef struct bench_engine {
+	const char *name;
+	int (*open)(void **out, const char *dir, const bench_cfg *cfg);
+	/* A new row with all NFIELDS fields, atomically. */
+	int (*insert)(void *s, const char *row, const uint8_t *const *vals);
+	/* All fields of a row into rec (rec->nfields counts them). */
+	int (*read)(void *s, const char *row, record *rec);
+	/* Overwrite one field of an existing row. */
+	int (*update)(void *s, const char *row, int field, const uint8_t *val);
+	/* Up to nrows rows from row on, all fields; *rows_out rows seen. */
+	int (*scan)(void *s, const char *row, int nrows, record *rec,
+		    int *rows_out);
+	void (*close)(void *s);
+} bench_engine;
+
+static void fail(const char *fmt, ...);
+
+/* ---- Saltbox, through its public C API ---- */
+
+typedef struct sbx_state {
+	sbx_db *db;
+	sbx_table *t;
+} sbx_state;
+
+static int sbx_fail(const char *what, int rc)
+{
+	fprintf(stderr, "saltbox: %s: %s (%s)\n", what, sbx_strerror(rc),
+		sbx_errmsg());
+	return -1;
+}
+
+static int saltbox_open(void **out, const char *dir, const bench_cfg *cfg)
+{
+	sbx_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return -1;
+	sbx_db_options o;
+	sbx_db_options_init(&o);
+	o.block_cache_bytes = cfg->cache_bytes;
+	int rc = sbx_db_open(&s->db, dir, &o);
+	if (rc) {
+		free(s);
+		return sbx_fail("open", rc);
+	}
+	sbx_family_desc f;
+	sbx_family_desc_init(&f, FAMILY);
+	f.block_size = (int)cfg->block_size;
+	f.compression = SBX_COMPRESSION_NONE;
+	f.bloom_filter = SBX_BLOOM_ROW;
+	f.max_versions = 1;
+	if ((rc = sbx_table_create(s->db, TABLE_NAME, &f, 1)) ||
+	    (rc = sbx_table_open(&s->t, s->db, TABLE_NAME))) {
+		sbx_db_close(s->db);
+		free(s);
+		return sbx_fail("create table", rc);
+	}
+	*out = s;
+	return 0;
+}
+
+static int saltbox_write(sbx_state *s, const char *row, int first, int n,
+			 const uint8_t *const *vals)
+{
+	sbx_mutation *m;
+	int rc = sbx_mutation_new(&m, row, ROW_LEN);
+	if (rc)
+		return sbx_fail("mutation", rc);
+	for (int i = 0; !rc && i < n; i++)
+		rc = sbx_mutation_put(m, FAMILY, FIELD_NAMES[first + i],
+				      FIELD_LEN, SBX_LATEST_TIMESTAMP, vals[i],
+				      VALUE_LEN);
+	if (!rc)
+		rc = sbx_table_mutate(s->t, m, NULL);
+	sbx_mutation_free(m);
+	return rc ? sbx_fail("mutate", rc) : 0;
+}
+
+static int saltbox_insert(void *p, const char *row, const uint8_t *const *vals)
+{
+	return saltbox_write(p, row, 0, NFIELDS, vals);
+}
+
+static int saltbox_update(void *p, const char *row, int field,
+			  const uint8_t *val)
+{
+	return saltbox_write(p, row, field, 1, &val);
+}
+
+static void take_result(const sbx_result *res, record *rec)
+{
+	size_t n = sbx_result_size(res);
+	for (size_t i = 0; i < n; i++) {
+		const sbx_cell *c = sbx_result_cell(res, i);
+		record_take(rec, field_index(c->qualifier, c->qualifier_len),
+			    c->value, c->value_len);
+	}
+}
+
+static int saltbox_read(void *p, const char *row, record *rec)
+{
+	sbx_state *s = p;
+	sbx_result *res;
+	int rc = sbx_table_get(&res, s->t, row, ROW_LEN, NULL);
+	if (rc)
+		return sbx_fail("get", rc);
+	take_result(res, rec);
+	sbx_result_free(res);
+	return 0;
+}
+
+static int saltbox_scan(void *p, const char *row, int nrows, record *rec,
+			int *rows_out)
+{
+	sbx_state *s = p;
+	sbx_scan_opts o;
+	sbx_scan_opts_init(&o);
+	o.start_row = row;
+	o.start_row_len = ROW_LEN;
+	o.limit = nrows;
+	sbx_scanner *sc;
+	int rc = sbx_scanner_open(&sc, s->t, &o);
+	if (rc)
+		return sbx_fail("scanner open", rc);
+	sbx_result *res;
+	int rows = 0;
+	while ((rc = sbx_scanner_next(sc, &res)) == SBX_OK) {
+		rec->nfields = 0;
+		take_result(res, rec);
+		sbx_result_free(res);
+		rows++;
+	}
+	sbx_scanner_close(sc);
+	*rows_out = rows;
+	return rc == SBX_ITEROVER ? 0 : sbx_fail("scan", rc);
+}
+
+static void saltbox_close(void *p)
+{
+	sbx_state *s = p;
+	sbx_table_close(s->t);
+	sbx_db_close(s->db);
+	free(s);
+}
+
+/* ---- raw RocksDB: key = row || qualifier, one key per field ---- */
+
+typedef struct rocks_state {
+	rocksdb_t *db;
+	rocksdb_options_t *opts;
+	rocksdb_cache_t *cache;
+	rocksdb_writeoptions_t *wo;
+	rocksdb_readoptions_t *ro_get;  /* prefix (row) mode: uses the bloom */
+	rocksdb_readoptions_t *ro_scan; /* total order: crosses rows */
+	rocksdb_writebatch_t *wb;
+} rocks_state;
+
+static int rocks_check(char *err, const char *what)
+{
+	if (!err)
+		return 0;
+	fprintf(stderr, "rocksdb: %s: %s\n", what, err);
+	free(err);
+	return -1;
+}
+
+static int rocks_open(void **out, const char *dir, const bench_cfg *cfg)
+{
+	rocks_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return -1;
+	/* Exactly what Saltbox's family gets (src/engine/gc.c, engine.c):
+	 * shared LRU cache, same block size, format 5, full bloom 10 bits on
+	 * the row prefix only, no compression, 64 MB memtable, 2 jobs. */
+	s->opts = rocksdb_options_create();
+	rocksdb_options_set_create_if_missing(s->opts, 1);
+	rocksdb_options_set_max_background_jobs(s->opts, 2);
+	rocksdb_options_set_max_subcompactions(s->opts, 1);
+	rocksdb_options_set_write_buffer_size(s->opts, 64u << 20);
+	rocksdb_options_set_compression(s->opts, rocksdb_no_compression);
+	rocksdb_options_set_prefix_extractor(
+		s->opts, rocksdb_slicetransform_create_fixed_prefix(ROW_LEN));
+	rocksdb_block_based_table_options_t *bb =
+		rocksdb_block_based_options_create();
+	s->cache = rocksdb_cache_create_lru(cfg->cache_bytes);
+	rocksdb_block_based_options_set_block_cache(bb, s->cache);
+	rocksdb_block_based_options_set_block_size(bb, cfg->block_size);
+	rocksdb_block_based_options_set_format_version(bb, 5);
+	rocksdb_block_based_options_set_filter_policy(
+		bb, rocksdb_filterpolicy_create_bloom_full(10));
+	rocksdb_block_based_options_set_whole_key_filtering(bb, 0);
+	rocksdb_options_set_block_based_table_factory(s->opts, bb);
+	rocksdb_block_based_options_destroy(bb);
+	char *err = NULL;
+	s->db = rocksdb_open(s->opts, dir, &err);
+	if (rocks_check(err, "open")) {
+		rocksdb_options_destroy(s->opts);
+		rocksdb_cache_destroy(s->cache);
+		free(s);
+		return -1;
+	}
+	s->wo = rocksdb_writeoptions_create(); /* WAL on, no sync */
+	s->ro_get = rocksdb_readoptions_create();
+	rocksdb_readoptions_set_prefix_same_as_start(s->ro_get, 1);
+	s->ro_scan = rocksdb_readoptions_create();
+	rocksdb_readoptions_set_total_order_seek(s->ro_scan, 1);
+	s->wb = rocksdb_writebatch_create();
+	*out = s;
+	return 0;
+}
+
+static void make_key(char *key, const char *row, int field)
+{
+	memcpy(key, row, ROW_LEN);
+	memcpy(key + ROW_LEN, FIELD_NAMES[field], FIELD_LEN);
+}
+
+static int rocks_insert(void *p, const char *row, const uint8_t *const *vals)
+{
+	rocks_state *s = p;
+	char key[ROW_LEN + FIELD_LEN];
+	rocksdb_writebatch_clear(s->wb);
+	for (int i = 0; i < NFIELDS; i++) {
+		make_key(key, row, i);
+		rocksdb_writebatch_put(s->wb, key, sizeof key,
+				       (const char *)vals[i], VALUE_LEN);
+	}
+	char *err = NULL;
+	rocksdb_write(s->db, s->wo, s->wb, &err);
+	return rocks_check(err, "write");
+}
+
+static int rocks_update(void *p, const char *row, int field,
+			const uint8_t *val)
+{
+	rocks_state *s = p;
+	char key[ROW_LEN + FIELD_LEN];
+	make_key(key, row, field);
+	char *err = NULL;
+	rocksdb_put(s->db, s->wo, key, sizeof key, (const char *)val,
+		    VALUE_LEN, &err);
+	return rocks_check(err, "put");
+}
+
+/* Read rows from the iterator's position; stops after nrows rows. */
+static int rocks_read_rows(rocksdb_iterator_t *it, const char *row,
+			   bool one_row, int nrows, record *rec, int *rows_out)
+{
+	char cur[ROW_LEN];
+	int rows = 0;
+	for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+		size_t kl, vl;
+		const char *k = rocksdb_iter_key(it, &kl);
+		if (kl != ROW_LEN + FIELD_LEN)
+			break;
+		if (one_row ? memcmp(k, row, ROW_LEN) != 0
+			    : rows == 0 || memcmp(k, cur, ROW_LEN) != 0) {
+			if (one_row || rows == nrows)
+				break;
+			memcpy(cur, k, ROW_LEN);
+			rows++;
+			rec->nfields = 0;
+		}
+		const char *v = rocksdb_iter_value(it, &vl);
+		record_take(rec, field_index(k + ROW_LEN, FIELD_LEN), v, vl);
+	}
+	char *err = NULL;
+	rocksdb_iter_get_error(it, &err);
+	if (rows_out)
+		*rows_out = rows;
+	return rocks_check(err, "iterate");
+}
+
+static int rocks_read(void *p, const char *row, record *rec)
+{
+	rocks_state *s = p;
+	rocksdb_iterator_t *it = rocksdb_create_iterator(s->db, s->ro_get);
+	rocksdb_iter_seek(it, row, ROW_LEN);
+	int rc = rocks_read_rows(it, row, true, 1, rec, NULL);
+	rocksdb_iter_destroy(it);
+	return rc;
+}
+
+static int rocks_scan(void *p, const char *row, int nrows, record *rec,
+		      int *rows_out)
+{
+	rocks_state *s = p;
+	rocksdb_iterator_t *it = rocksdb_create_iterator(s->db, s->ro_scan);
+	rocksdb_iter_seek(it, row, ROW_LEN);
+	int rc = rocks_read_rows(it, row, false, nrows, rec, rows_out);
+	rocksdb_iter_destroy(it);
+	return rc;
+}
+
+static void rocks_close(void *p)
+{
+	rocks_state *s = p;
+	rocksdb_writebatch_destroy(s->wb);
+	rocksdb_readoptions_destroy(s->ro_get);
+	rocksdb_readoptions_destroy(s->ro_scan);
+	rocksdb_writeoptions_destroy(s->wo);
+	rocksdb_close(s->db);
+	rocksdb_options_destroy(s->opts);
+	rocksdb_cache_destroy(s->cache);
+	free(s);
+}
+
+/* ---- SQLite: WITHOUT ROWID cells(row, fam, qual, ts DESC) -------------- */
+
+/*
+ * Cells are versioned as in Saltbox: a put inserts a version with a newer
+ * timestamp, and a read keeps the newest version of each qualifier (the
+ * primary key orders ts descending, so that is the first one seen). SQLite
+ * has no compaction to drop excess versions later, so an update enforces
+ * VERSIONS=1 itself: insert the new version and delete the older ones, in
+ * one transaction. A YCSB insert writes a new row and skips the delete.
+ */
+typedef struct sqlite_state {
+	sqlite3 *db;
+	sqlite3_stmt *ins, *del, *get, *scan, *begin, *commit;
+	int64_t last_ts;
+} sqlite_state;
+
+static int sql_check(sqlite_state *s, int rc, const char *what)
+{
+	if (rc == SQLITE_OK || rc == SQLITE_DONE || rc == SQLITE_ROW)
+		return 0;
+	fprintf(stderr, "sqlite: %s: %s\n", what, sqlite3_errmsg(s->db));
+	return -1;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int sqlite_open_db(void **out, const char *dir, const bench_cfg *cfg)
+{
+	sqlite_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return -1;
+	char path[512], pragmas[256];
+	snprintf(path, sizeof path, "%s/cells.sqlite", dir);
+	snprintf(pragmas, sizeof pragmas,
+		 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+		 "PRAGMA cache_size=-%zu;",
+		 cfg->cache_bytes / 1024);
+	static const char schema[] =
+		"CREATE TABLE cells(row BLOB NOT NULL, fam BLOB NOT NULL,"
+		" qual BLOB NOT NULL, ts INTEGER NOT NULL, val BLOB,"
+		" PRIMARY KEY(row, fam, qual, ts DESC)) WITHOUT ROWID;";
+	int rc = sqlite3_open(path, &s->db);
+	if (!rc)
+		rc = sqlite3_exec(s->db, pragmas, NULL, NULL, NULL);
+	if (!rc)
+		rc = sqlite3_exec(s->db, schema, NULL, NULL, NULL);
+	struct {
+		sqlite3_stmt **st;
+		const char *sql;
+	} stmts[] = {
+		{&s->ins, "INSERT INTO cells VALUES(?1, ?2, ?3, ?4, ?5)"},
+		{&s->del, "DELETE FROM cells WHERE row = ?1 AND fam = ?2"
+			  " AND qual = ?3 AND ts < ?4"},
+		{&s->get, "SELECT qual, val FROM cells WHERE row = ?1 AND fam = ?2"
+			  " ORDER BY qual, ts DESC"},
+		{&s->scan, "SELECT row, qual, val FROM cells WHERE row >= ?1"
+			   " AND fam = ?2 ORDER BY row, fam, qual, ts DESC"},
+		{&s->begin, "BEGIN"},
+		{&s->commit, "COMMIT"},
+	};
+	for (size_t i = 0; !rc && i < sizeof stmts / sizeof stmts[0]; i++)
+		rc = sqlite3_prepare_v2(s->db, stmts[i].sql, -1, stmts[i].st,
+					NULL);
+	if (rc) {
+		sql_check(s, rc, "open");
+		sqlite3_close_v2(s->db);
+		free(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+static int64_t sqlite_next_ts(sqlite_state *s)
+{
+	int64_t ts = now_ms();
+	if (ts <= s->last_ts)
+		ts = s->last_ts + 1;
+	return s->last_ts = ts;
+}
+
+static int sqlite_put(sqlite_state *s, const char *row, int field, int64_t ts,
+		      const uint8_t *val)
+{
+	sqlite3_bind_blob(s->ins, 1, row, ROW_LEN, SQLITE_STATIC);
+	sqlite3_bind_blob(s->ins, 2, FAMILY, 1, SQLITE_STATIC);
+	sqlite3_bind_blob(s->ins, 3, FIELD_NAMES[field], FIELD_LEN,
+			  SQLITE_STATIC);
+	sqlite3_bind_int64(s->ins, 4, ts);
+	sqlite3_bind_blob(s->ins, 5, val, VALUE_LEN, SQLITE_STATIC);
+	int rc = sqlite3_step(s->ins);
+	sqlite3_reset(s->ins);
+	return sql_check(s, rc, "insert");
+}
+
+static int sqlite_exec_stmt(sqlite_state *s, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return sql_check(s, rc, sqlite3_sql(st));
+}
+
+static int sqlite_insert(void *p, const char *row, const uint8_t *const *vals)
+{
+	sqlite_state *s = p;
+	int64_t ts = sqlite_next_ts(s);
+	int rc = sqlite_exec_stmt(s, s->begin);
+	for (int i = 0; !rc && i < NFIELDS; i++)
+		rc = sqlite_put(s, row, i, ts, vals[i]);
+	return rc ? rc : sqlite_exec_stmt(s, s->commit);
+}
+
+static int sqlite_update(void *p, const char *row, int field,
+			 const uint8_t *val)
+{
+	sqlite_state *s = p;
+	int64_t ts = sqlite_next_ts(s);
+	int rc = sqlite_exec_stmt(s, s->begin);
+	if (!rc)
+		rc = sqlite_put(s, row, field, ts, val);
+	if (!rc) {
+		sqlite3_bind_blob(s->del, 1, row, ROW_LEN, SQLITE_STATIC);
+		sqlite3_bind_blob(s->del, 2, FAMILY, 1, SQLITE_STATIC);
+		sqlite3_bind_blob(s->del, 3, FIELD_NAMES[field], FIELD_LEN,
+				  SQLITE_STATIC);
+		sqlite3_bind_int64(s->del, 4, ts);
+		rc = sqlite_exec_stmt(s, s->del);
+	}
+	return rc ? rc : sqlite_exec_stmt(s, s->commit);
+}
+
+/* Step st (rows ordered by row, qual, ts desc), keeping the newest version
+ * of each column; stop after nrows rows. */
+static int sqlite_read_rows(sqlite_state *s, sqlite3_stmt *st, bool has_row,
+			    int nrows, record *rec, int *rows_out)
+{
+	char cur[ROW_LEN] = {0};
+	char qual[FIELD_LEN + 1] = {0};
+	int rows = 0, rc;
+	int col = has_row ? 1 : 0;
+	if (!has_row)
+		rows = 1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (has_row) {
+			const void *r = sqlite3_column_blob(st, 0);
+			if (sqlite3_column_bytes(st, 0) != ROW_LEN)
+				continue;
+			if (rows == 0 || memcmp(r, cur, ROW_LEN)) {
+				if (rows == nrows)
+					break;
+				memcpy(cur, r, ROW_LEN);
+				rows++;
+				rec->nfields = 0;
+				qual[0] = 0;
+			}
+		}
+		const void *q = sqlite3_column_blob(st, col);
+		int ql = sqlite3_column_bytes(st, col);
+		if (ql == FIELD_LEN && !memcmp(q, qual, FIELD_LEN))
+			continue; /* an older version of the same column */
+		if (ql == FIELD_LEN)
+			memcpy(qual, q, FIELD_LEN);
+		const void *v = sqlite3_column_blob(st, col + 1);
+		int vl = sqlite3_column_bytes(st, col + 1);
+		record_take(rec, field_index(q, (size_t)ql), v, (size_t)vl);
+	}
+	sqlite3_reset(st);
+	if (rows_out)
+		*rows_out = rows;
+	return sql_check(s, rc, "select");
+}
+
+static int sqlite_read(void *p, const char *row, record *rec)
+{
+	sqlite_state *s = p;
+	sqlite3_bind_blob(s->get, 1, row, ROW_LEN, SQLITE_STATIC);
+	sqlite3_bind_blob(s->get, 2, FAMILY, 1, SQLITE_STATIC);
+	return sqlite_read_rows(s, s->get, false, 1, rec, NULL);
+}
+
+static int sqlite_scan(void *p, const char *row, int nrows, record *rec,
+		       int *rows_out)
+{
+	sqlite_state *s = p;
+	sqlite3_bind_blob(s->scan, 1, row, ROW_LEN, SQLITE_STATIC);
+	sqlite3_bind_blob(s->scan, 2, FAMILY, 1, SQLITE_STATIC);
+	return sqlite_read_rows(s, s->scan, true, nrows, rec, rows_out);
+}
+
+static void sqlite_close_db(void *p)
+{
+	sqlite_state *s = p;
+	sqlite3_finalize(s->ins);
+	sqlite3_finalize(s->del);
+	sqlite3_finalize(s->get);
+	sqlite3_finalize(s->scan);
+	sqlite3_finalize(s->begin);
+	sqlite3_finalize(s->commit);
+	sqlite3_close_v2(s->db);
+	free(s);
+}
+
+/* ---- LMDB: key = row || qualifier, MDB_NOSYNC ---------------------------- */
+
+typedef struct lmdb_state {
+	MDB_env *env;
+	MDB_dbi dbi;
+	MDB_txn *rtxn; /* reset between reads, renewed for each */
+	MDB_cursor *rcur;
+} lmdb_state;
+
+static int mdb_check(int rc, const char *what)
+{
+	if (rc == MDB_SUCCESS)
+		return 0;
+	fprintf(stderr, "lmdb: %s: %s\n", what, mdb_strerror(rc));
+	return -1;
+}
+
+static int lmdb_open_db(void **out, const char *dir, const bench_cfg *cfg)
+{
+	(void)cfg;
+	lmdb_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return -1;
+	MDB_txn *txn = NULL;
+	int rc = mdb_env_create(&s->env);
+	if (!rc)
+		rc = mdb_env_set_mapsize(s->env, (size_t)16 << 30);
+	if (!rc)
+		rc = mdb_env_open(s->env, dir, MDB_NOSYNC, 0644);
+	if (!rc)
+		rc = mdb_txn_begin(s->env, NULL, 0, &txn);
+	if (!rc)
+		rc = mdb_dbi_open(txn, NULL, 0, &s->dbi);
+	if (!rc)
+		rc = mdb_txn_commit(txn);
+	if (!rc)
+		rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &s->rtxn);
+	if (!rc)
+		rc = mdb_cursor_open(s->rtxn, s->dbi, &s->rcur);
+	if (rc) {
+		mdb_check(rc, "open");
+		mdb_env_close(s->env);
+		free(s);
+		return -1;
+	}
+	mdb_txn_reset(s->rtxn);
+	*out = s;
+	return 0;
+}
+
+static int lmdb_write(lmdb_state *s, const char *row, int first, int n,
+		      const uint8_t *const *vals)
+{
+	MDB_txn *txn;
+	int rc = mdb_txn_begin(s->env, NULL, 0, &txn);
+	char key[ROW_LEN + FIELD_LEN];
+	for (int i = 0; !rc && i < n; i++) {
+		make_key(key, row, first + i);
+		MDB_val k = {sizeof key, key};
+		MDB_val v = {VALUE_LEN, (void *)vals[i]};
+		rc = mdb_put(txn, s->dbi, &k, &v, 0);
+	}
+	if (rc) {
+		mdb_txn_abort(txn);
+		return mdb_check(rc, "put");
+	}
+	return mdb_check(mdb_txn_commit(txn), "commit");
+}
+
+static int lmdb_insert(void *p, const char *row, const uint8_t *const *vals)
+{
+	return lmdb_write(p, row, 0, NFIELDS, vals);
+}
+
+static int lmdb_update(void *p, const char *row, int field, const uint8_t *val)
+{
+	return lmdb_write(p, row, field, 1, &val);
+}
+
+static int lmdb_read_rows(lmdb_state *s, const char *row, bool one_row,
+			  int nrows, record *rec, int *rows_out)
+{
+	int rc = mdb_txn_renew(s->rtxn);
+	if (!rc)
+		rc = mdb_cursor_renew(s->rtxn, s->rcur);
+	if (rc)
+		return mdb_check(rc, "renew");
+	MDB_val k = {ROW_LEN, (void *)row}, v;
+	char cur[ROW_LEN];
+	int rows = 0;
+	for (rc = mdb_cursor_get(s->rcur, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(s->rcur, &k, &v, MDB_NEXT)) {
+		const char *kd = k.mv_data;
+		if (k.mv_size != ROW_LEN + FIELD_LEN)
+			break;
+		if (one_row ? memcmp(kd, row, ROW_LEN) != 0
+			    : rows == 0 || memcmp(kd, cur, ROW_LEN) != 0) {
+			if (one_row || rows == nrows)
+				break;
+			memcpy(cur, kd, ROW_LEN);
+			rows++;
+			rec->nfields = 0;
+		}
+		record_take(rec, field_index(kd + ROW_LEN, FIELD_LEN),
+			    v.mv_data, v.mv_size);
+	}
+	mdb_txn_reset(s->rtxn);
+	if (rows_out)
+		*rows_out = rows;
+	return rc == 0 || rc == MDB_NOTFOUND ? 0 : mdb_check(rc, "cursor");
+}
+
+static int lmdb_read(void *p, const char *row, record *rec)
+{
+	return lmdb_read_rows(p, row, true, 1, rec, NULL);
+}
+
+static int lmdb_scan(void *p, const char *row, int nrows, record *rec,
+		     int *rows_out)
+{
+	return lmdb_read_rows(p, row, false, nrows, rec, rows_out);
+}
+
+static void lmdb_close_db(void *p)
+{
+	lmdb_state *s = p;
+	mdb_cursor_close(s->rcur);
+	mdb_txn_abort(s->rtxn);
+	mdb_env_close(s->env);
+	free(s);
+}
+
+/* Raw RocksDB first: it is the reference every ratio is taken against. */
+static const bench_engine ENGINES[] = {
+	{"rocksdb", rocks_open, rocks_insert, rocks_read, rocks_update,
+	 rocks_scan, rocks_close},
+	{"saltbox", saltbox_open, saltbox_insert, saltbox_read, saltbox_update,
+	 saltbox_scan, saltbox_close},
+	{"sqlite", sqlite_open_db, sqlite_insert, sqlite_read, sqlite_update,
+	 sqlite_scan, sqlite_close_db},
+	{"lmdb", lmdb_open_db, lmdb_insert, lmdb_read, lmdb_update, lmdb_scan,
+	 lmdb_close_db},
+};
+#define NENGINES (sizeof ENGINES / sizeof ENGINES[0])
+
+/* ---- running phases --------------------------------------------------------- */
+
+static uint8_t *g_pool; /* random (incompressible) value bytes */
+static char g_tmpdir[512];
+
+static int rm_entry(const char *path, const struct stat *sb, int flag,
+		    struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static void remove_tmpdir(void)
+{
+	if (g_tmpdir[0]) {
+		nftw(g_tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		g_tmpdir[0] = 0;
+	}
+}
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "bench_engine: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	remove_tmpdir();
+	exit(1);
+}
+
+static double seconds_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static const uint8_t *random_value(rng *r)
+{
+	return g_pool + rng_next(r) % (VALUE_POOL_BYTES - VALUE_LEN);
+}
+
+static void insert_row(const bench_engine *e, void *st, rng *r, uint64_t keynum)
+{
+	char row[ROW_LEN + 1];
+	const uint8_t *vals[NFIELDS];
+	key_of(keynum, row);
+	for (int i = 0; i < NFIELDS; i++)
+		vals[i] = random_value(r);
+	if (e->insert(st, row, vals))
+		fail("%s: insert failed", e->name);
+}
+
+/* Counters a phase checks so that every engine provably did the work. */
+typedef struct phase_stats {
+	uint64_t ops, reads, short_reads, scans, scan_rows;
+} phase_stats;
+
+static void read_row(const bench_engine *e, void *st, const char *row,
+		     phase_stats *ps)
+{
+	record rec;
+	rec.nfields = 0;
+	if (e->read(st, row, &rec))
+		fail("%s: read failed", e->name);
+	ps->reads++;
+	if (rec.nfields != NFIELDS)
+		ps->short_reads++;
+	g_sink += rec.vals[0][0] + rec.vals[NFIELDS - 1][VALUE_LEN - 1];
+}
+
+/* One workload on one engine; returns elapsed seconds. *count is the
+ * record count, advanced by inserts. */
+static double run_workload(const bench_engine *e, void *st, const workload *w,
+			   dist d, uint64_t nops, uint64_t *count,
+			   uint64_t seed, phase_stats *ps)
+{
+	rng r = {seed};
+	key_chooser kc;
+	uint64_t expected_inserts = (uint64_t)((double)nops * w->insert * 2.0);
+	chooser_init(&kc, w->latest ? DIST_LATEST : d, *count, expected_inserts);
+	memset(ps, 0, sizeof *ps);
+	char row[ROW_LEN + 1];
+	record rec;
+	double t0 = seconds_now();
+	for (uint64_t i = 0; i < nops; i++) {
+		double x = rng_double(&r);
+		if ((x -= w->insert) < 0 && w->insert > 0) {
+			insert_row(e, st, &r, (*count)++);
+			ps->ops++;
+			continue;
+		}
+		key_of(chooser_next(&kc, &r, *count), row);
+		if ((x -= w->read) < 0 && w->read > 0) {
+			read_row(e, st, row, ps);
+		} else if ((x -= w->update) < 0 && w->update > 0) {
+			if (e->update(st, row, (int)(rng_next(&r) % NFIELDS),
+				      random_value(&r)))
+				fail("%s: update failed", e->name);
+		} else if ((x -= w->scan) < 0 && w->scan > 0) {
+			int len = 1 + (int)(rng_next(&r) % MAX_SCAN_LEN);
+			int rows = 0;
+			rec.nfields = 0;
+			if (e->scan(st, row, len, &rec, &rows))
+				fail("%s: scan failed", e->name);
+			g_sink += rec.vals[0][0];
+			ps->scans++;
+			ps->scan_rows += (uint64_t)rows;
+		} else { /* read-modify-write: read the row, write one field */
+			read_row(e, st, row, ps);
+			if (e->update(st, row, (int)(rng_next(&r) % NFIELDS),
+				      random_value(&r)))
+				fail("%s: update failed", e->name);
+		}
+		ps->ops++;
+	}
+	return seconds_now() - t0;
+}
+
+/* ---- results table ------------------------------------------------------ */
+
+#define MAX_PHASES 16
+
+typedef struct phase_result {
+	char label[32];
+	uint64_t ops;
+	double secs[NENGINES];
+	bool ran[NENGINES];
+} phase_result;
+
+static void print_table(const phase_result *pr, size_t n, const bool *on)
+{
+	printf("\n%-22s", "ops/s (ratio to rocksdb)");
+	for (size_t e = 0; e < NENGINES; e++)
+		if (on[e])
+			printf(" %20s", ENGINES[e].name);
+	printf("\n");
+	for (size_t i = 0; i < n; i++) {
+		printf("%-22s", pr[i].label);
+		double base = pr[i].ran[0] ? (double)pr[i].ops / pr[i].secs[0] : 0;
+		for (size_t e = 0; e < NENGINES; e++) {
+			if (!on[e])
+				continue;
+			double ops = (double)pr[i].ops / pr[i].secs[e];
+			char cell[64];
+			if (e == 0 || base == 0)
+				snprintf(cell, sizeof cell, "%.0f", ops);
+			else
+				snprintf(cell, sizeof cell, "%.0f (%.2fx)", ops,
+					 ops / base);
+			printf(" %20s", cell);
+		}
+		printf("\n");
+	}
+}
+
+/* ---- main ------------------------------------------------------------------ */
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: bench_engine [--records N] [--ops N] [--scan-ops N]\n"
+		"                    [--workloads ABCDEF] [--dist uniform|zipfian|both]\n"
+		"                    [--engines rocksdb,saltbox,sqlite,lmdb]\n"
+		"                    [--block-size BYTES] [--seed N] [--dir DIR]\n"
+		"Defaults: 100000 records, 200000 ops per workload, E runs\n"
+		"ops/10 scans, all workloads, zipfian, all engines, 64 KiB\n"
+		"blocks, temp dir under /tmp (removed at exit).\n");
+	exit(2);
+}
+
+static uint64_t parse_u64(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || end == s)
+		usage();
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	bench_cfg cfg = {
+		.records = 100000,
+		.ops = 200000,
+		.workloads = "ABCDEF",
+		.dist_zipfian = true,
+		.block_size = 64 * 1024, /* HBase's BLOCKSIZE default */
+		.cache_bytes = (size_t)256 << 20,
+		.seed = 42,
+	};
+	snprintf(cfg.dir, sizeof cfg.dir, "/tmp");
+	bool scan_ops_set = false;
+	bool on[NENGINES];
+	for (size_t e = 0; e < NENGINES; e++)
+		on[e] = true;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!v)
+			usage();
+		i++;
+		if (!strcmp(a, "--records"))
+			cfg.records = parse_u64(v);
+		else if (!strcmp(a, "--ops"))
+			cfg.ops = parse_u64(v);
+		else if (!strcmp(a, "--scan-ops"))
+			cfg.scan_ops = parse_u64(v), scan_ops_set = true;
+		else if (!strcmp(a, "--workloads"))
+			cfg.workloads = v;
+		else if (!strcmp(a, "--block-size"))
+			cfg.block_size = parse_u64(v);
+		else if (!strcmp(a, "--seed"))
+			cfg.seed = parse_u64(v);
+		else if (!strcmp(a, "--dir"))
+			snprintf(cfg.dir, sizeof cfg.dir, "%s", v);
+		else if (!strcmp(a, "--dist")) {
+			cfg.dist_uniform = !strcmp(v, "uniform") || !strcmp(v, "both");
+			cfg.dist_zipfian = !strcmp(v, "zipfian") || !strcmp(v, "both");
+			if (!cfg.dist_uniform && !cfg.dist_zipfian)
+				usage();
+		} else if (!strcmp(a, "--engines")) {
+			for (size_t e = 0; e < NENGINES; e++)
+				on[e] = strstr(v, ENGINES[e].name) != NULL;
+		} else
+			usage();
+	}
+	if (!scan_ops_set)
+		cfg.scan_ops = cfg.ops / 10;
+	if (cfg.records < 2 || cfg.ops == 0)
+		usage();
+	for (const char *w = cfg.workloads; *w; w++)
+		if (*w < 'A' || *w > 'F')
+			usage();
+
+	snprintf(g_tmpdir, sizeof g_tmpdir, "%s/sbx-bench-XXXXXX", cfg.dir);
+	if (!mkdtemp(g_tmpdir))
+		fail("mkdtemp %s: %s", g_tmpdir, strerror(errno));
+	g_pool = malloc(VALUE_POOL_BYTES);
+	if (!g_pool)
+		fail("out of memory");
+	rng pr = {cfg.seed ^ 0x5A17B0C5ull};
+	for (size_t i = 0; i < VALUE_POOL_BYTES; i++)
+		g_pool[i] = (uint8_t)rng_next(&pr);
+
+	void *st[NENGINES] = {0};
+	for (size_t e = 0; e < NENGINES; e++) {
+		if (!on[e])
+			continue;
+		char dir[600];
+		snprintf(dir, sizeof dir, "%s/%s", g_tmpdir, ENGINES[e].name);
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			fail("mkdir %s: %s", dir, strerror(errno));
+		if (ENGINES[e].open(&st[e], dir, &cfg))
+			fail("%s: open failed", ENGINES[e].name);
+	}
+	printf("bench_engine: %llu records x %d fields x %d B, %llu ops per "
+	       "workload (E: %llu scans), block %zu B, cache %zu MiB, dir %s\n",
+	       (unsigned long long)cfg.records, NFIELDS, VALUE_LEN,
+	       (unsigned long long)cfg.ops, (unsigned long long)cfg.scan_ops,
+	       cfg.block_size, cfg.cache_bytes >> 20, g_tmpdir);
+
+	phase_result res[MAX_PHASES];
+	size_t nres = 0;
+	uint64_t count = cfg.records;
+
+	/* Load: one atomic row insert at a time, as YCSB's load phase. */
+	phase_result *p = &res[nres++];
+	memset(p, 0, sizeof *p);
+	snprintf(p->label, sizeof p->label, "load (rows/s)");
+	p->ops = cfg.records;
+	for (size_t e = 0; e < NENGINES; e++) {
+		if (!on[e])
+			continue;
+		rng r = {cfg.seed};
+		double t0 = seconds_now();
+		for (uint64_t k = 0; k < cfg.records; k++)
+			insert_row(&ENGINES[e], st[e], &r, k);
+		p->secs[e] = seconds_now() - t0;
+		p->ran[e] = true;
+		fprintf(stderr, "  load %-8s %8.2f s %10.0f rows/s\n",
+			ENGINES[e].name, p->secs[e],
+			(double)cfg.records / p->secs[e]);
+	}
+
+	/* Workloads: each runs on every engine in turn with the same seed,
+	 * hence the same operations; ratios are taken within one phase. */
+	dist dists[2];
+	size_t ndists = 0;
+	if (cfg.dist_zipfian)
+		dists[ndists++] = DIST_ZIPFIAN;
+	if (cfg.dist_uniform)
+		dists[ndists++] = DIST_UNIFORM;
+	for (size_t di = 0; di < ndists; di++) {
+		for (const char *wc = cfg.workloads; *wc; wc++) {
+			const workload *w = &WORKLOADS[*wc - 'A'];
+			if (nres == MAX_PHASES)
+				break;
+			p = &res[nres++];
+			memset(p, 0, sizeof *p);
+			snprintf(p->label, sizeof p->label, "%c %s", w->id,
+				 w->latest ? dist_name(DIST_LATEST)
+					   : dist_name(dists[di]));
+			p->ops = w->scan > 0 ? cfg.scan_ops : cfg.ops;
+			uint64_t seed = cfg.seed * 1000003u + nres;
+			uint64_t end_count = 0;
+			phase_stats ref = {0};
+			for (size_t e = 0; e < NENGINES; e++) {
+				if (!on[e])
+					continue;
+				uint64_t c = count;
+				phase_stats ps;
+				p->secs[e] = run_workload(&ENGINES[e], st[e], w,
+							  dists[di], p->ops, &c,
+							  seed, &ps);
+				p->ran[e] = true;
+				fprintf(stderr,
+					"  %-12s %-8s %7.2f s %10.0f ops/s  "
+					"reads %llu (short %llu) scans %llu "
+					"rows %llu\n",
+					p->label, ENGINES[e].name, p->secs[e],
+					(double)p->ops / p->secs[e],
+					(unsigned long long)ps.reads,
+					(unsigned long long)ps.short_reads,
+					(unsigned long long)ps.scans,
+					(unsigned long long)ps.scan_rows);
+				if (ps.short_reads)
+					fail("%s: %llu reads missed fields",
+					     ENGINES[e].name,
+					     (unsigned long long)ps.short_reads);
+				if (!end_count) {
+					end_count = c;
+					ref = ps;
+				} else if (c != end_count ||
+					   ps.scan_rows != ref.scan_rows ||
+					   ps.reads != ref.reads)
+					fail("%s did different work than %s",
+					     ENGINES[e].name, "the first engine");
+			}
+			count = end_count;
+		}
+	}
+
+	for (size_t e = 0; e < NENGINES; e++)
+		if (on[e])
+			ENGINES[e].close(st[e]);
+	print_table(res, nres, on);
+	printf("(sink %llu)\n", (unsigned long long)(g_sink & 0xFF));
+	remove_tmpdir();
+	free(g_pool);
+	return 0;
+}
