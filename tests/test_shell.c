@@ -11,7 +11,7 @@
 
 #include <sys/wait.h>
 
-/* ---- parser ----------------------------------------------------------------- */
+/* ---- parser -------------------------------------------------------------- */
 
 static sbx_shell_cmd cmd;
 static char err[256];
@@ -205,7 +205,7 @@ static void test_binary_format(void)
 	sbx_buf_free(&b);
 }
 
-/* ---- end to end through the binary ----------------------------------------- */
+/* ---- end to end through the binary --------------------------------------- */
 
 static char *slurp(const char *path)
 {
@@ -735,6 +735,27 @@ static void test_e2e_stops_at_first_error(void)
 	run_free(&r);
 }
 
+static void test_e2e_keep_going(void)
+{
+	fresh_dir("shell_keep_going");
+	run r = run_shell_args("create 't', 'cf'\n"
+			       "put 't', 'r', 'nofam:a', 'v'\n"
+			       "scan 't', {LIMIT => 'x'\n"
+			       "  , REVERSED => true}\n"
+			       "put 't', 'r', 'cf:a', 'v', 9\n"
+			       "get 't', 'r'\n",
+			       "--keep-going");
+	CHECK_INT(r.status, 1);
+	CHECK_STR(r.out, "Created table t\n"
+			 "=> Hbase::Table - t\n"
+			 "COLUMN                                   CELL\n"
+			 " cf:a                                    timestamp=9, value=v\n"
+			 "1 row(s)\n");
+	CHECK(strstr(r.err, "(line 2)\nERROR: LIMIT must be an integer, got "
+			    "a string (line 3)\n") != NULL);
+	run_free(&r);
+}
+
 static void test_e2e_error_messages(void)
 {
 	static const struct {
@@ -783,6 +804,9 @@ static void test_e2e_error_messages(void)
 		 "NONE, ROW, ROWCOL) (line 1)\n"},
 		{"create 't', {NAME => 'cf', COLOUR => 1}\n",
 		 "ERROR: unknown column family attribute 'COLOUR' (line 1)\n"},
+		{"create 't', 'cf'\nscan 't', {ROWPREFIXFILTER => 1}\n",
+		 "ERROR: ROWPREFIXFILTER must be a string, got an integer "
+		 "(line 2)\n"},
 		{"get 'nosuch', 'r'\n",
 		 "ERROR: table 'nosuch' does not exist (line 1)\n"},
 		{"put 't', 'r', 'c:q', \"open\n",
@@ -832,8 +856,8 @@ static void test_e2e_script_file_and_help(void)
 
 	r = run_shell_args("", "--help");
 	CHECK_INT(r.status, 0);
-	CHECK(strstr(r.out, "usage: saltbox shell [--data DIR] [FILE]") ==
-	      r.out);
+	CHECK(strstr(r.out, "usage: saltbox shell [--data DIR] [--keep-going] "
+			    "[FILE]") == r.out);
 	run_free(&r);
 
 	r = run_shell_args("", "--bogus");
@@ -858,5 +882,6 @@ TEST_MAIN(T(test_parse_basic), T(test_parse_quoting), T(test_parse_numbers),
 	  T(test_e2e_scan_options), T(test_e2e_get_options),
 	  T(test_e2e_schema), T(test_e2e_regions), T(test_e2e_formatters),
 	  T(test_e2e_namespaces), T(test_e2e_counters),
-	  T(test_e2e_stops_at_first_error), T(test_e2e_error_messages),
+	  T(test_e2e_stops_at_first_error), T(test_e2e_keep_going),
+	  T(test_e2e_error_messages),
 	  T(test_e2e_filter_errors), T(test_e2e_script_file_and_help))

@@ -5,8 +5,8 @@
  * table and prints HBase's "Took N seconds" line. A script stops at the
  * first failed command with "ERROR: ... (line N)" and exit status 1.
  */
-#include "cli.h"
 #include "shell.h"
+#include "cli.h"
 
 #include "common/buf.h"
 
@@ -36,89 +36,88 @@ static int cmd_version(shell *sh, const sbx_shell_cmd *c);
 static int cmd_show_filters(shell *sh, const sbx_shell_cmd *c);
 
 static const command commands[] = {
-	{"help", cmd_help, 0, 1, "general", "help ['command' | 'group']"},
-	{"status", shell_cmd_status, 0, 1, "general",
-	 "status ['summary' | 'simple' | 'detailed']"},
-	{"version", cmd_version, 0, 0, "general", "version"},
-	{"show_filters", cmd_show_filters, 0, 0, "general",
-	 "show_filters   (names usable in FILTER => \"...\")"},
-	{"exit", cmd_exit, 0, 0, "general", "exit"},
-	{"quit", cmd_exit, 0, 0, "general", "quit"},
-	{"create", shell_cmd_create, 1, -1, "ddl",
-	 "create 't1', 'cf1'[, 'cf2', ...]\n"
-	 "  create 'ns1:t1', {NAME => 'cf', VERSIONS => 3, TTL => 60, "
-	 "BLOOMFILTER => 'ROWCOL',\n"
-	 "         COMPRESSION => 'ZSTD', KEEP_DELETED_CELLS => true}, "
-	 "{NAME => 'cf2'}\n"
-	 "  create 't1', 'cf', SPLITS => ['10', '20']\n"
-	 "  create 't1', 'cf', {NUMREGIONS => 16, SPLITALGO => "
-	 "'HexStringSplit'}\n"
-	 "  create 't1', 'cf', SPLITS_FILE => 'splits.txt', SPLIT_POLICY => "
-	 "'KeyPrefixRegionSplitPolicy',\n"
-	 "         METADATA => {'KeyPrefixRegionSplitPolicy.prefix_length' => "
-	 "'4'}, MAX_FILESIZE => 1073741824"},
-	{"alter", shell_cmd_alter, 1, -1, "ddl",
-	 "alter 't1', NAME => 'cf', VERSIONS => 5   (add or modify a "
-	 "family)\n"
-	 "  alter 't1', 'cf2'                        (add a family)\n"
-	 "  alter 't1', NAME => 'cf2', METHOD => 'delete'\n"
-	 "  alter 't1', 'delete' => 'cf2'\n"
-	 "  alter 't1', MAX_FILESIZE => 268435456, SPLIT_POLICY => "
-	 "'ConstantSizeRegionSplitPolicy'"},
-	{"describe", shell_cmd_describe, 1, 1, "ddl", "describe 't1'"},
-	{"desc", shell_cmd_describe, 1, 1, "ddl", "desc 't1'"},
-	{"list", shell_cmd_list, 0, 1, "ddl", "list ['regex']"},
-	{"exists", shell_cmd_exists, 1, 1, "ddl", "exists 't1'"},
-	{"disable", shell_cmd_disable, 1, 1, "ddl", "disable 't1'"},
-	{"enable", shell_cmd_enable, 1, 1, "ddl", "enable 't1'"},
-	{"is_enabled", shell_cmd_is_enabled, 1, 1, "ddl", "is_enabled 't1'"},
-	{"is_disabled", shell_cmd_is_disabled, 1, 1, "ddl",
-	 "is_disabled 't1'"},
-	{"drop", shell_cmd_drop, 1, 1, "ddl",
-	 "drop 't1'   (disable it first)"},
-	{"truncate", shell_cmd_truncate, 1, 1, "ddl", "truncate 't1'"},
-	{"create_namespace", shell_cmd_create_namespace, 1, 2, "namespace",
-	 "create_namespace 'ns1'"},
-	{"drop_namespace", shell_cmd_drop_namespace, 1, 1, "namespace",
-	 "drop_namespace 'ns1'"},
-	{"list_namespace", shell_cmd_list_namespace, 0, 1, "namespace",
-	 "list_namespace ['regex']"},
-	{"list_namespace_tables", shell_cmd_list_namespace_tables, 1, 1,
-	 "namespace", "list_namespace_tables 'ns1'"},
-	{"put", shell_cmd_put, 4, 5, "dml", "put 't1', 'r1', 'cf:q', 'value'[, ts]"},
-	{"get", shell_cmd_get, 2, -1, "dml",
-	 "get 't1', 'r1'[, 'cf:q', ...]\n"
-	 "  get 't1', 'r1', {COLUMN => ['cf:a', 'cf2'], VERSIONS => 3, "
-	 "TIMERANGE => [ts1, ts2],\n"
-	 "                   TIMESTAMP => ts, FILTER => \"ValueFilter(=, "
-	 "'binary:v')\"}"},
-	{"scan", shell_cmd_scan, 1, 2, "dml",
-	 "scan 't1'[, {STARTROW => 'a', STOPROW => 'z', ROWPREFIXFILTER => "
-	 "'p', LIMIT => 10,\n"
-	 "             REVERSED => true, COLUMNS => ['cf:q'], VERSIONS => 2, "
-	 "TIMERANGE => [a, b],\n"
-	 "             FILTER => \"PrefixFilter('a')\", RAW => true, CACHE => "
-	 "100, BATCH => 10}]"},
-	{"count", shell_cmd_count, 1, 2, "dml",
-	 "count 't1'[, {INTERVAL => 1000, CACHE => 100, FILTER => \"...\"}]"},
-	{"delete", shell_cmd_delete, 3, 4, "dml",
-	 "delete 't1', 'r1', 'cf:q'[, ts]   (all versions <= ts, as HBase)"},
-	{"deleteall", shell_cmd_deleteall, 2, 4, "dml",
-	 "deleteall 't1', 'r1'[, 'cf:q'][, ts]\n"
-	 "  deleteall 't1', {ROWPREFIXFILTER => 'p'}[, 'cf:q'][, ts]"},
-	{"incr", shell_cmd_incr, 3, 4, "dml", "incr 't1', 'r1', 'cf:q'[, n]"},
-	{"get_counter", shell_cmd_get_counter, 3, 3, "dml",
-	 "get_counter 't1', 'r1', 'cf:q'"},
-	{"append", shell_cmd_append, 4, 4, "dml",
-	 "append 't1', 'r1', 'cf:q', 'value'"},
-	{"flush", shell_cmd_flush, 1, 1, "tools", "flush 't1'"},
-	{"major_compact", shell_cmd_major_compact, 1, 1, "tools",
-	 "major_compact 't1'"},
-	{"split", shell_cmd_split, 1, 2, "tools",
-	 "split 't1'[, 'splitKey']   (no key: every region at its midpoint)"},
-	{"get_splits", shell_cmd_get_splits, 1, 1, "tools", "get_splits 't1'"},
-	{"list_regions", shell_cmd_list_regions, 1, 1, "tools",
-	 "list_regions 't1'"},
+    {"help", cmd_help, 0, 1, "general", "help ['command' | 'group']"},
+    {"status", shell_cmd_status, 0, 1, "general",
+     "status ['summary' | 'simple' | 'detailed']"},
+    {"version", cmd_version, 0, 0, "general", "version"},
+    {"show_filters", cmd_show_filters, 0, 0, "general",
+     "show_filters   (names usable in FILTER => \"...\")"},
+    {"exit", cmd_exit, 0, 0, "general", "exit"},
+    {"quit", cmd_exit, 0, 0, "general", "quit"},
+    {"create", shell_cmd_create, 1, -1, "ddl",
+     "create 't1', 'cf1'[, 'cf2', ...]\n"
+     "  create 'ns1:t1', {NAME => 'cf', VERSIONS => 3, TTL => 60, "
+     "BLOOMFILTER => 'ROWCOL',\n"
+     "         COMPRESSION => 'ZSTD', KEEP_DELETED_CELLS => true}, "
+     "{NAME => 'cf2'}\n"
+     "  create 't1', 'cf', SPLITS => ['10', '20']\n"
+     "  create 't1', 'cf', {NUMREGIONS => 16, SPLITALGO => "
+     "'HexStringSplit'}\n"
+     "  create 't1', 'cf', SPLITS_FILE => 'splits.txt', SPLIT_POLICY => "
+     "'KeyPrefixRegionSplitPolicy',\n"
+     "         METADATA => {'KeyPrefixRegionSplitPolicy.prefix_length' => "
+     "'4'}, MAX_FILESIZE => 1073741824"},
+    {"alter", shell_cmd_alter, 1, -1, "ddl",
+     "alter 't1', NAME => 'cf', VERSIONS => 5   (add or modify a "
+     "family)\n"
+     "  alter 't1', 'cf2'                        (add a family)\n"
+     "  alter 't1', NAME => 'cf2', METHOD => 'delete'\n"
+     "  alter 't1', 'delete' => 'cf2'\n"
+     "  alter 't1', MAX_FILESIZE => 268435456, SPLIT_POLICY => "
+     "'ConstantSizeRegionSplitPolicy'"},
+    {"describe", shell_cmd_describe, 1, 1, "ddl", "describe 't1'"},
+    {"desc", shell_cmd_describe, 1, 1, "ddl", "desc 't1'"},
+    {"list", shell_cmd_list, 0, 1, "ddl", "list ['regex']"},
+    {"exists", shell_cmd_exists, 1, 1, "ddl", "exists 't1'"},
+    {"disable", shell_cmd_disable, 1, 1, "ddl", "disable 't1'"},
+    {"enable", shell_cmd_enable, 1, 1, "ddl", "enable 't1'"},
+    {"is_enabled", shell_cmd_is_enabled, 1, 1, "ddl", "is_enabled 't1'"},
+    {"is_disabled", shell_cmd_is_disabled, 1, 1, "ddl", "is_disabled 't1'"},
+    {"drop", shell_cmd_drop, 1, 1, "ddl", "drop 't1'   (disable it first)"},
+    {"truncate", shell_cmd_truncate, 1, 1, "ddl", "truncate 't1'"},
+    {"create_namespace", shell_cmd_create_namespace, 1, 2, "namespace",
+     "create_namespace 'ns1'"},
+    {"drop_namespace", shell_cmd_drop_namespace, 1, 1, "namespace",
+     "drop_namespace 'ns1'"},
+    {"list_namespace", shell_cmd_list_namespace, 0, 1, "namespace",
+     "list_namespace ['regex']"},
+    {"list_namespace_tables", shell_cmd_list_namespace_tables, 1, 1,
+     "namespace", "list_namespace_tables 'ns1'"},
+    {"put", shell_cmd_put, 4, 5, "dml",
+     "put 't1', 'r1', 'cf:q', 'value'[, ts]"},
+    {"get", shell_cmd_get, 2, -1, "dml",
+     "get 't1', 'r1'[, 'cf:q', ...]\n"
+     "  get 't1', 'r1', {COLUMN => ['cf:a', 'cf2'], VERSIONS => 3, "
+     "TIMERANGE => [ts1, ts2],\n"
+     "                   TIMESTAMP => ts, FILTER => \"ValueFilter(=, "
+     "'binary:v')\"}"},
+    {"scan", shell_cmd_scan, 1, 2, "dml",
+     "scan 't1'[, {STARTROW => 'a', STOPROW => 'z', ROWPREFIXFILTER => "
+     "'p', LIMIT => 10,\n"
+     "             REVERSED => true, COLUMNS => ['cf:q'], VERSIONS => 2, "
+     "TIMERANGE => [a, b],\n"
+     "             FILTER => \"PrefixFilter('a')\", RAW => true, CACHE => "
+     "100, BATCH => 10}]"},
+    {"count", shell_cmd_count, 1, 2, "dml",
+     "count 't1'[, {INTERVAL => 1000, CACHE => 100, FILTER => \"...\"}]"},
+    {"delete", shell_cmd_delete, 3, 4, "dml",
+     "delete 't1', 'r1', 'cf:q'[, ts]   (all versions <= ts, as HBase)"},
+    {"deleteall", shell_cmd_deleteall, 2, 4, "dml",
+     "deleteall 't1', 'r1'[, 'cf:q'][, ts]\n"
+     "  deleteall 't1', {ROWPREFIXFILTER => 'p'}[, 'cf:q'][, ts]"},
+    {"incr", shell_cmd_incr, 3, 4, "dml", "incr 't1', 'r1', 'cf:q'[, n]"},
+    {"get_counter", shell_cmd_get_counter, 3, 3, "dml",
+     "get_counter 't1', 'r1', 'cf:q'"},
+    {"append", shell_cmd_append, 4, 4, "dml",
+     "append 't1', 'r1', 'cf:q', 'value'"},
+    {"flush", shell_cmd_flush, 1, 1, "tools", "flush 't1'"},
+    {"major_compact", shell_cmd_major_compact, 1, 1, "tools",
+     "major_compact 't1'"},
+    {"split", shell_cmd_split, 1, 2, "tools",
+     "split 't1'[, 'splitKey']   (no key: every region at its midpoint)"},
+    {"get_splits", shell_cmd_get_splits, 1, 1, "tools", "get_splits 't1'"},
+    {"list_regions", shell_cmd_list_regions, 1, 1, "tools",
+     "list_regions 't1'"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof *commands)
@@ -152,8 +151,9 @@ static int cmd_help(shell *sh, const sbx_shell_cmd *c)
 				group = true;
 			}
 		return group ? 0
-			     : shell_fail(sh, "no command or group named "
-					      "'%s'; try help",
+			     : shell_fail(sh,
+					  "no command or group named "
+					  "'%s'; try help",
 					  topic);
 	}
 	fprintf(sh->out,
@@ -214,15 +214,25 @@ bool shell_interrupted(void)
 /* The names HBase's ParseFilter registers, as its show_filters lists. */
 static int cmd_show_filters(shell *sh, const sbx_shell_cmd *c)
 {
-	static const char *const names[] = {
-		"DependentColumnFilter", "KeyOnlyFilter",
-		"ColumnCountGetFilter", "SingleColumnValueFilter",
-		"PrefixFilter", "SingleColumnValueExcludeFilter",
-		"FirstKeyOnlyFilter", "ColumnRangeFilter", "ColumnValueFilter",
-		"TimestampsFilter", "FamilyFilter", "QualifierFilter",
-		"ColumnPrefixFilter", "RowFilter", "MultipleColumnPrefixFilter",
-		"InclusiveStopFilter", "PageFilter", "ValueFilter",
-		"ColumnPaginationFilter"};
+	static const char *const names[] = {"DependentColumnFilter",
+					    "KeyOnlyFilter",
+					    "ColumnCountGetFilter",
+					    "SingleColumnValueFilter",
+					    "PrefixFilter",
+					    "SingleColumnValueExcludeFilter",
+					    "FirstKeyOnlyFilter",
+					    "ColumnRangeFilter",
+					    "ColumnValueFilter",
+					    "TimestampsFilter",
+					    "FamilyFilter",
+					    "QualifierFilter",
+					    "ColumnPrefixFilter",
+					    "RowFilter",
+					    "MultipleColumnPrefixFilter",
+					    "InclusiveStopFilter",
+					    "PageFilter",
+					    "ValueFilter",
+					    "ColumnPaginationFilter"};
 	(void)c;
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		fprintf(sh->out, "%s\n", names[i]);
@@ -240,8 +250,9 @@ static int dispatch(shell *sh, const sbx_shell_cmd *c)
 {
 	const command *cmd = find_command(c->name);
 	if (!cmd)
-		return shell_fail(sh, "unknown command '%.64s'; type 'help' "
-				      "for the list of commands",
+		return shell_fail(sh,
+				  "unknown command '%.64s'; type 'help' "
+				  "for the list of commands",
 				  c->name);
 	int n = (int)c->nargs;
 	if (n < cmd->min_args || (cmd->max_args >= 0 && n > cmd->max_args)) {
@@ -255,9 +266,12 @@ static int dispatch(shell *sh, const sbx_shell_cmd *c)
 		else
 			snprintf(expected, sizeof expected, "%d to %d",
 				 cmd->min_args, cmd->max_args);
-		return shell_fail(sh, "wrong number of arguments for '%s' "
-				      "(given %d, expected %s); usage: %s",
-				  cmd->name, n, expected, cmd->usage);
+		/* The first usage line; help 'cmd' shows them all. */
+		int first = (int)strcspn(cmd->usage, "\n");
+		return shell_fail(sh,
+				  "wrong number of arguments for '%s' "
+				  "(given %d, expected %s); usage: %.*s",
+				  cmd->name, n, expected, first, cmd->usage);
 	}
 	sh->has_ret = false;
 	double start = now_seconds();
@@ -301,7 +315,7 @@ static int run_statement(shell *sh, const char *text, size_t len)
 	return rc;
 }
 
-/* ---- input ---------------------------------------------------------------- */
+/* ---- input --------------------------------------------------------------- */
 
 static void history_path(char *out, size_t cap)
 {
@@ -371,15 +385,24 @@ static int interactive_loop(shell *sh)
 	return 0;
 }
 
-/* Scripts: stop at the first failure, naming the line it started on. */
-static int script_loop(shell *sh, FILE *in, const char *name)
+static void report_script_error(shell *sh, size_t line)
+{
+	fflush(sh->out);
+	fprintf(stderr, "ERROR: %s (line %zu)\n", sh->err, line);
+	fflush(stderr);
+}
+
+/* Scripts: stop at the first failure (unless keep_going), naming the line
+ * the failing statement is on. */
+static int script_loop(shell *sh, FILE *in, const char *name, bool keep_going)
 {
 	sbx_buf stmt = {0};
 	char *line = NULL;
 	size_t cap = 0, lineno = 0, start_line = 0;
 	ssize_t n;
 	int status = 0;
-	while (!sh->quit && (n = getline(&line, &cap, in)) >= 0) {
+	bool fatal = false;
+	while (!sh->quit && !fatal && (n = getline(&line, &cap, in)) >= 0) {
 		lineno++;
 		if (n > 0 && line[n - 1] == '\n')
 			n--;
@@ -387,38 +410,34 @@ static int script_loop(shell *sh, FILE *in, const char *name)
 			start_line = lineno;
 		else
 			sbx_buf_push(&stmt, '\n');
-		if (stmt.len + (size_t)n > MAX_STATEMENT_BYTES) {
-			shell_fail(sh, "statement longer than %u bytes",
-				   MAX_STATEMENT_BYTES);
-			status = 1;
-			break;
-		}
-		if (sbx_buf_append(&stmt, line, (size_t)n)) {
-			shell_fail(sh, "out of memory");
-			status = 1;
-			break;
-		}
-		int rc = run_statement(sh, (const char *)stmt.data, stmt.len);
+		int rc;
+		sh->err_line = 0;
+		if (stmt.len + (size_t)n > MAX_STATEMENT_BYTES)
+			rc = shell_fail(sh, "statement longer than %u bytes",
+					MAX_STATEMENT_BYTES);
+		else if (sbx_buf_append(&stmt, line, (size_t)n))
+			rc = shell_fail(sh, "out of memory");
+		else
+			rc = run_statement(sh, (const char *)stmt.data,
+					   stmt.len);
 		if (rc == SBX_SHELL_INCOMPLETE)
 			continue;
 		sbx_buf_clear(&stmt);
 		if (rc) {
 			status = 1;
-			break;
+			fatal = !keep_going;
+			report_script_error(sh, start_line + sh->err_line);
 		}
 	}
-	if (!status && ferror(in)) {
+	if (!fatal && ferror(in)) {
 		shell_fail(sh, "cannot read %s: %s", name, strerror(errno));
+		report_script_error(sh, lineno);
 		status = 1;
-	} else if (!status && stmt.len) {
+	} else if (!fatal && stmt.len) {
 		shell_fail(sh, "unexpected end of input: unclosed string, "
 			       "bracket or trailing comma");
+		report_script_error(sh, start_line);
 		status = 1;
-	}
-	if (status) {
-		fflush(sh->out);
-		fprintf(stderr, "ERROR: %s (line %zu)\n", sh->err,
-			start_line ? start_line + sh->err_line : lineno);
 	}
 	free(line);
 	free(stmt.data);
@@ -428,7 +447,7 @@ static int script_loop(shell *sh, FILE *in, const char *name)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: saltbox shell [--data DIR] [FILE]\n\n"
+		"usage: saltbox shell [--data DIR] [--keep-going] [FILE]\n\n"
 		"HBase-shell-compatible shell on the embedded store in DIR\n"
 		"(default ./saltbox-data, created if missing).\n\n"
 		"With FILE (or '-' / a non-terminal stdin) the statements are "
@@ -439,12 +458,17 @@ static void usage(FILE *out)
 		"commands.\n\n"
 		"options:\n"
 		"  --data DIR   database directory (default ./saltbox-data)\n"
+		"  -k, --keep-going\n"
+		"               in a script, report a failed command and go "
+		"on;\n"
+		"               the exit status is still 1 if any failed\n"
 		"  -h, --help   show this help\n");
 }
 
 int cmd_shell(int argc, char **argv)
 {
 	const char *dir = "./saltbox-data", *file = NULL;
+	bool keep_going = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
@@ -457,6 +481,9 @@ int cmd_shell(int argc, char **argv)
 				return 2;
 			}
 			dir = argv[i];
+		} else if (!strcmp(argv[i], "-k") ||
+			   !strcmp(argv[i], "--keep-going")) {
+			keep_going = true;
 		} else if (!strncmp(argv[i], "--data=", 7)) {
 			dir = argv[i] + 7;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
@@ -481,15 +508,17 @@ int cmd_shell(int argc, char **argv)
 	shell sh = {.data_dir = dir, .out = stdout};
 	int rc = sbx_db_open(&sh.db, dir, NULL);
 	if (rc) {
-		fprintf(stderr, "saltbox shell: cannot open database '%s': %s\n",
-			dir, sbx_errmsg());
+		fprintf(stderr,
+			"saltbox shell: cannot open database '%s': %s\n", dir,
+			sbx_errmsg());
 		if (in != stdin)
 			fclose(in);
 		return 1;
 	}
-	int status = !file && isatty(STDIN_FILENO)
-			     ? interactive_loop(&sh)
-			     : script_loop(&sh, in, file ? file : "stdin");
+	int status =
+	    !file && isatty(STDIN_FILENO)
+		? interactive_loop(&sh)
+		: script_loop(&sh, in, file ? file : "stdin", keep_going);
 	if (in != stdin)
 		fclose(in);
 	sbx_db_close(sh.db);

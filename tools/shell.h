@@ -17,23 +17,23 @@ typedef struct shell {
 	sbx_db *db;
 	const char *data_dir;
 	FILE *out;
-	char err[2048];   /* message of the failed command */
-	sbx_buf ret;      /* "=> ..." line printed after the timing line */
+	char err[2048]; /* message of the failed command */
+	sbx_buf ret;	/* "=> ..." line printed after the timing line */
 	bool has_ret;
-	bool quit;        /* exit / quit was run */
-	size_t err_line;  /* lines into the statement the error is on */
+	bool quit;	 /* exit / quit was run */
+	size_t err_line; /* lines into the statement the error is on */
 } shell;
 
 typedef int (*shell_handler)(shell *sh, const sbx_shell_cmd *c);
 
-/* ---- errors (all return -1 so handlers can `return shell_fail(...)`) ---- */
+/* ---- errors (all return -1 so handlers can `return shell_fail(...)`) ----- */
 int shell_fail(shell *sh, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 /* The library's last error (sbx_errmsg), prefixed by `what` if not NULL. */
 int shell_lib_fail(shell *sh, int rc, const char *what);
 /* Set the "=> ..." result line. */
 void shell_set_ret(shell *sh, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* ---- arguments ----------------------------------------------------------- */
 
@@ -80,8 +80,7 @@ typedef struct shell_column {
 	size_t qualifier_len;
 	shell_format format; /* from a 'cf:q:toLong' suffix (get/scan) */
 } shell_column;
-int shell_parse_column(shell *sh, const sbx_shell_value *v,
-		       shell_column *out);
+int shell_parse_column(shell *sh, const sbx_shell_value *v, shell_column *out);
 
 /* Columns from a string, or an array of strings, appended to cols/n (the
  * array is grown with realloc; free it with free()). A trailing

@@ -17,12 +17,19 @@
 
 /* Family attributes HBase has that Saltbox does not model: accepted with a
  * note so HBase scripts run, never silently. */
-static const char *const ignored_family_attrs[] = {
-	"BLOCKCACHE", "REPLICATION_SCOPE", "CACHE_DATA_ON_WRITE",
-	"CACHE_INDEX_ON_WRITE", "CACHE_BLOOMS_ON_WRITE",
-	"EVICT_BLOCKS_ON_CLOSE", "PREFETCH_BLOCKS_ON_OPEN",
-	"COMPRESSION_COMPACT", "CONFIGURATION", "METADATA", "DFS_REPLICATION",
-	"STORAGE_POLICY", NULL};
+static const char *const ignored_family_attrs[] = {"BLOCKCACHE",
+						   "REPLICATION_SCOPE",
+						   "CACHE_DATA_ON_WRITE",
+						   "CACHE_INDEX_ON_WRITE",
+						   "CACHE_BLOOMS_ON_WRITE",
+						   "EVICT_BLOCKS_ON_CLOSE",
+						   "PREFETCH_BLOCKS_ON_OPEN",
+						   "COMPRESSION_COMPACT",
+						   "CONFIGURATION",
+						   "METADATA",
+						   "DFS_REPLICATION",
+						   "STORAGE_POLICY",
+						   NULL};
 
 static bool in_list(const char *const *list, const char *s)
 {
@@ -118,7 +125,8 @@ static int apply_attr(shell *sh, const char *key, const sbx_shell_value *v,
 	if (!strcmp(key, "IN_MEMORY"))
 		return shell_bool(sh, v, key, &f->in_memory);
 	if (!strcmp(key, "BLOOMFILTER")) {
-		if (enum_value(sh, v, key, bloom_name, SBX_BLOOM_ROWCOL + 1, &e))
+		if (enum_value(sh, v, key, bloom_name, SBX_BLOOM_ROWCOL + 1,
+			       &e))
 			return -1;
 		f->bloom_filter = (sbx_bloom)e;
 		return 0;
@@ -168,8 +176,9 @@ static int family_name(shell *sh, const sbx_shell_value *v, const char **out)
 	if (shell_text(sh, v, "column family name", out))
 		return -1;
 	if (strlen(*out) > SBX_MAX_FAMILY_NAME)
-		return shell_fail(sh, "column family name '%.64s...' is longer "
-				      "than %d bytes",
+		return shell_fail(sh,
+				  "column family name '%.64s...' is longer "
+				  "than %d bytes",
 				  *out, SBX_MAX_FAMILY_NAME);
 	return 0;
 }
@@ -218,8 +227,9 @@ int shell_cmd_create(shell *sh, const sbx_shell_cmd *c)
 		nf++;
 	}
 	if (nf == 0) {
-		shell_fail(sh, "create needs at least one column family, e.g. "
-			       "create '%s', 'cf'",
+		shell_fail(sh,
+			   "create needs at least one column family, e.g. "
+			   "create '%s', 'cf'",
 			   table);
 		goto out;
 	}
@@ -300,8 +310,9 @@ static int alter_one(shell *sh, const char *table, const sbx_shell_value *a)
 		if (shell_text(sh, method, "METHOD", &m))
 			goto out;
 		if (strcmp(m, "delete")) {
-			shell_fail(sh, "alter: METHOD '%.64s' is not supported "
-				       "with NAME (use METHOD => 'delete')",
+			shell_fail(sh,
+				   "alter: METHOD '%.64s' is not supported "
+				   "with NAME (use METHOD => 'delete')",
 				   m);
 			goto out;
 		}
@@ -323,8 +334,9 @@ int shell_cmd_alter(shell *sh, const sbx_shell_cmd *c)
 	if (shell_text(sh, &c->args[0], "table name", &table))
 		return -1;
 	if (c->nargs < 2)
-		return shell_fail(sh, "alter needs a change, e.g. alter '%s', "
-				      "NAME => 'cf', VERSIONS => 3",
+		return shell_fail(sh,
+				  "alter needs a change, e.g. alter '%s', "
+				  "NAME => 'cf', VERSIONS => 3",
 				  table);
 	for (size_t i = 1; i < c->nargs; i++)
 		if (alter_one(sh, table, &c->args[i]))
@@ -383,16 +395,17 @@ static int filter_names(shell *sh, char **names, const sbx_shell_value *pat)
 	if (!re) {
 		PCRE2_UCHAR msg[256];
 		pcre2_get_error_message(errcode, msg, sizeof msg);
-		return shell_fail(sh, "bad regular expression '%.64s' at %zu: "
-				      "%s",
+		return shell_fail(sh,
+				  "bad regular expression '%.64s' at %zu: "
+				  "%s",
 				  p, (size_t)erroff, (char *)msg);
 	}
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
 	size_t keep = 0;
 	for (size_t i = 0; names[i]; i++) {
-		if (md && pcre2_match(re, (PCRE2_SPTR)names[i],
-				      PCRE2_ZERO_TERMINATED, 0, 0, md,
-				      NULL) >= 0)
+		if (md &&
+		    pcre2_match(re, (PCRE2_SPTR)names[i], PCRE2_ZERO_TERMINATED,
+				0, 0, md, NULL) >= 0)
 			names[keep++] = names[i];
 		else
 			free(names[i]);
@@ -598,9 +611,10 @@ int shell_cmd_list_namespace_tables(shell *sh, const sbx_shell_cmd *c)
 	for (size_t i = 0; tables[i]; i++) {
 		char *t = tables[i];
 		char *colon = strchr(t, ':');
-		bool mine = is_default ? !colon
-				       : (colon && (size_t)(colon - t) == nslen &&
-					  !strncmp(t, ns, nslen));
+		bool mine = is_default
+				? !colon
+				: (colon && (size_t)(colon - t) == nslen &&
+				   !strncmp(t, ns, nslen));
 		if (mine) {
 			if (colon)
 				memmove(t, colon + 1, strlen(colon + 1) + 1);

@@ -99,8 +99,7 @@ int shell_int(shell *sh, const sbx_shell_value *v, const char *what,
 			  sbx_shell_type_name(v));
 }
 
-int shell_bool(shell *sh, const sbx_shell_value *v, const char *what,
-	       bool *out)
+int shell_bool(shell *sh, const sbx_shell_value *v, const char *what, bool *out)
 {
 	if (!v)
 		return shell_fail(sh, "missing %s", what);
@@ -108,8 +107,8 @@ int shell_bool(shell *sh, const sbx_shell_value *v, const char *what,
 		*out = v->num != 0;
 		return 0;
 	}
-	if (v->type == SBX_SHV_STRING && (!strcasecmp(v->str, "true") ||
-					  !strcasecmp(v->str, "false"))) {
+	if (v->type == SBX_SHV_STRING &&
+	    (!strcasecmp(v->str, "true") || !strcasecmp(v->str, "false"))) {
 		*out = !strcasecmp(v->str, "true");
 		return 0;
 	}
@@ -179,8 +178,8 @@ int shell_parse_column(shell *sh, const sbx_shell_value *v, shell_column *out)
 	return 0;
 }
 
-static int push_column(shell *sh, const sbx_shell_value *v,
-		       shell_column **cols, size_t *n)
+static int push_column(shell *sh, const sbx_shell_value *v, shell_column **cols,
+		       size_t *n)
 {
 	shell_column *grown = realloc(*cols, (*n + 1) * sizeof **cols);
 	if (!grown)
@@ -198,15 +197,15 @@ int shell_format_from_name(const char *name, size_t len)
 		const char *name;
 		shell_format format;
 	} names[] = {
-		{"toStringBinary", SHELL_FMT_BINARY},
-		{"toString", SHELL_FMT_STRING},
-		{"toLong", SHELL_FMT_LONG},
-		{"toInt", SHELL_FMT_INT},
-		{"toShort", SHELL_FMT_SHORT},
-		{"toFloat", SHELL_FMT_FLOAT},
-		{"toDouble", SHELL_FMT_DOUBLE},
-		{"toBoolean", SHELL_FMT_BOOLEAN},
-		{"toHex", SHELL_FMT_HEX},
+	    {"toStringBinary", SHELL_FMT_BINARY},
+	    {"toString", SHELL_FMT_STRING},
+	    {"toLong", SHELL_FMT_LONG},
+	    {"toInt", SHELL_FMT_INT},
+	    {"toShort", SHELL_FMT_SHORT},
+	    {"toFloat", SHELL_FMT_FLOAT},
+	    {"toDouble", SHELL_FMT_DOUBLE},
+	    {"toBoolean", SHELL_FMT_BOOLEAN},
+	    {"toHex", SHELL_FMT_HEX},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		if (strlen(names[i].name) == len &&

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- shared: table + row, mutations ---------------------------------------- */
+/* ---- shared: table + row, mutations -------------------------------------- */
 
 typedef struct row_target {
 	sbx_table *t;
@@ -55,14 +55,16 @@ static int opt_timestamp(shell *sh, const sbx_shell_cmd *c, size_t i,
 	if (i >= c->nargs)
 		return 0;
 	if (c->args[i].type == SBX_SHV_HASH)
-		return shell_fail(sh, "%s: options (ATTRIBUTES, VISIBILITY, "
-				      "TTL) are not supported",
+		return shell_fail(sh,
+				  "%s: options (ATTRIBUTES, VISIBILITY, "
+				  "TTL) are not supported",
 				  c->name);
 	if (shell_int(sh, &c->args[i], "timestamp", ts))
 		return -1;
 	if (*ts < 0)
-		return shell_fail(sh, "timestamp must not be negative, got "
-				      "%" PRId64,
+		return shell_fail(sh,
+				  "timestamp must not be negative, got "
+				  "%" PRId64,
 				  *ts);
 	if (i + 1 < c->nargs)
 		return shell_fail(sh, "%s: too many arguments", c->name);
@@ -87,11 +89,10 @@ int shell_cmd_put(shell *sh, const sbx_shell_cmd *c)
 		return -1;
 	int ret = new_mutation(sh, &rt, &m);
 	if (!ret) {
-		int rc = sbx_mutation_put(m, col.family,
-					  col.qualifier ? col.qualifier
-							: (const uint8_t *)"",
-					  col.qualifier_len, ts, value,
-					  value_len);
+		int rc = sbx_mutation_put(
+		    m, col.family,
+		    col.qualifier ? col.qualifier : (const uint8_t *)"",
+		    col.qualifier_len, ts, value, value_len);
 		ret = apply(sh, &rt, m, rc, NULL);
 	}
 	sbx_table_close(rt.t);
@@ -105,12 +106,12 @@ static int delete_column(shell *sh, sbx_mutation *m, const shell_column *col,
 {
 	int rc;
 	if (col->qualifier)
-		rc = sbx_mutation_delete(m, SBX_CELL_DELETE_COLUMN,
-					 col->family, col->qualifier,
-					 col->qualifier_len, ts);
+		rc =
+		    sbx_mutation_delete(m, SBX_CELL_DELETE_COLUMN, col->family,
+					col->qualifier, col->qualifier_len, ts);
 	else
-		rc = sbx_mutation_delete(m, SBX_CELL_DELETE_FAMILY,
-					 col->family, NULL, 0, ts);
+		rc = sbx_mutation_delete(m, SBX_CELL_DELETE_FAMILY, col->family,
+					 NULL, 0, ts);
 	return rc;
 }
 
@@ -188,8 +189,8 @@ int shell_cmd_deleteall(shell *sh, const sbx_shell_cmd *c)
 	shell_column col;
 	int64_t ts = SBX_LATEST_TIMESTAMP;
 	size_t next = 2;
-	bool has_col = false, prefix = c->nargs > 1 &&
-					c->args[1].type == SBX_SHV_HASH;
+	bool has_col = false,
+	     prefix = c->nargs > 1 && c->args[1].type == SBX_SHV_HASH;
 	if (c->nargs < 2)
 		return shell_fail(sh, "deleteall needs a table and a row: "
 				      "deleteall 't', 'r'");
@@ -235,22 +236,24 @@ static int rmw_column(shell *sh, const sbx_shell_cmd *c, bool is_incr)
 	sbx_mutation *m;
 	sbx_result *res = NULL;
 	if (c->nargs < (is_incr ? 3u : 4u))
-		return shell_fail(sh, is_incr
-					      ? "incr needs a table, row and column: "
-						"incr 't', 'r', 'cf:q'[, n]"
-					      : "append needs a table, row, column "
-						"and value: append 't', 'r', "
-						"'cf:q', 'v'");
+		return shell_fail(
+		    sh, is_incr ? "incr needs a table, row and column: "
+				  "incr 't', 'r', 'cf:q'[, n]"
+				: "append needs a table, row, column "
+				  "and value: append 't', 'r', "
+				  "'cf:q', 'v'");
 	if (c->nargs > (is_incr ? 4u : 4u) ||
 	    (c->nargs == 4 && c->args[3].type == SBX_SHV_HASH))
-		return shell_fail(sh, "%s: too many arguments (options such as "
-				      "ATTRIBUTES are not supported)",
+		return shell_fail(sh,
+				  "%s: too many arguments (options such as "
+				  "ATTRIBUTES are not supported)",
 				  c->name);
 	if (shell_parse_column(sh, &c->args[2], &col))
 		return -1;
 	if (!col.qualifier)
-		return shell_fail(sh, "%s needs a column 'family:qualifier', "
-				      "not just a family",
+		return shell_fail(sh,
+				  "%s needs a column 'family:qualifier', "
+				  "not just a family",
 				  c->name);
 	if (is_incr && c->nargs == 4 &&
 	    shell_int(sh, &c->args[3], "increment", &delta))
@@ -262,20 +265,19 @@ static int rmw_column(shell *sh, const sbx_shell_cmd *c, bool is_incr)
 		return -1;
 	int ret = new_mutation(sh, &rt, &m);
 	if (!ret) {
-		int rc = is_incr ? sbx_mutation_increment(m, col.family,
-							  col.qualifier,
-							  col.qualifier_len,
-							  delta)
-				 : sbx_mutation_append(m, col.family,
-						       col.qualifier,
-						       col.qualifier_len, value,
-						       value_len);
+		int rc =
+		    is_incr
+			? sbx_mutation_increment(m, col.family, col.qualifier,
+						 col.qualifier_len, delta)
+			: sbx_mutation_append(m, col.family, col.qualifier,
+					      col.qualifier_len, value,
+					      value_len);
 		ret = apply(sh, &rt, m, rc, &res);
 	}
 	const sbx_cell *cell =
-		res ? sbx_result_get(res, col.family, col.qualifier,
-				     col.qualifier_len)
-		    : NULL;
+	    res ? sbx_result_get(res, col.family, col.qualifier,
+				 col.qualifier_len)
+		: NULL;
 	if (!ret && is_incr && cell && cell->value_len == 8) {
 		int64_t n = decode_counter(cell->value);
 		fprintf(sh->out, "COUNTER VALUE = %" PRId64 "\n", n);
@@ -320,20 +322,20 @@ int shell_cmd_get_counter(shell *sh, const sbx_shell_cmd *c)
 	o.columns = &sel;
 	o.ncolumns = 1;
 	int ret = 0, rc = sbx_table_get(&res, rt.t, rt.row, rt.row_len, &o);
-	const sbx_cell *cell = rc ? NULL
-				  : sbx_result_get(res, col.family,
-						   col.qualifier,
-						   col.qualifier_len);
+	const sbx_cell *cell =
+	    rc ? NULL
+	       : sbx_result_get(res, col.family, col.qualifier,
+				col.qualifier_len);
 	if (rc) {
 		ret = shell_lib_fail(sh, rc, NULL);
 	} else if (!cell) {
 		fprintf(sh->out, "No counter found at specified coordinates\n");
 	} else if (cell->value_len != 8) {
-		ret = shell_fail(sh, "the value at %s:%.*s is %zu bytes long, "
-				     "not an 8-byte counter",
+		ret = shell_fail(sh,
+				 "the value at %s:%.*s is %zu bytes long, "
+				 "not an 8-byte counter",
 				 col.family, (int)col.qualifier_len,
-				 (const char *)col.qualifier,
-				 cell->value_len);
+				 (const char *)col.qualifier, cell->value_len);
 	} else {
 		int64_t n = decode_counter(cell->value);
 		fprintf(sh->out, "COUNTER VALUE = %" PRId64 "\n", n);
@@ -343,7 +345,7 @@ int shell_cmd_get_counter(shell *sh, const sbx_shell_cmd *c)
 	return ret;
 }
 
-/* ---- get / scan / count ------------------------------------------------------ */
+/* ---- get / scan / count -------------------------------------------------- */
 
 /* What get and scan read: options, the column selectors they point into,
  * the filter and the prefix-scan stop buffer. */
@@ -354,7 +356,7 @@ typedef struct read_spec {
 	size_t ncols;
 	sbx_filter *filter;
 	uint8_t *prefix_stop;
-	int64_t interval; /* count only */
+	int64_t interval;    /* count only */
 	shell_format format; /* FORMATTER */
 	int64_t maxlength;   /* MAXLENGTH, 0 = whole */
 } read_spec;
@@ -410,13 +412,15 @@ static int time_range(shell *sh, const sbx_shell_value *v, read_spec *r)
 	if (v->type != SBX_SHV_ARRAY || v->n != 2)
 		return shell_fail(sh, "TIMERANGE must be [min, max] "
 				      "(milliseconds, max exclusive)");
-	if (shell_int(sh, &v->items[0], "TIMERANGE min", &r->scan.read.min_ts) ||
+	if (shell_int(sh, &v->items[0], "TIMERANGE min",
+		      &r->scan.read.min_ts) ||
 	    shell_int(sh, &v->items[1], "TIMERANGE max", &r->scan.read.max_ts))
 		return -1;
 	if (r->scan.read.min_ts < 0 ||
 	    r->scan.read.max_ts < r->scan.read.min_ts)
-		return shell_fail(sh, "TIMERANGE [%" PRId64 ", %" PRId64 "] "
-				      "is not a valid range",
+		return shell_fail(sh,
+				  "TIMERANGE [%" PRId64 ", %" PRId64 "] "
+				  "is not a valid range",
 				  r->scan.read.min_ts, r->scan.read.max_ts);
 	return 0;
 }
@@ -427,9 +431,9 @@ static int positive(shell *sh, const sbx_shell_value *v, const char *what,
 	if (shell_int(sh, v, what, out))
 		return -1;
 	if (*out < 1 || *out > max)
-		return shell_fail(sh, "%s must be between 1 and %" PRId64
-				      ", got %" PRId64,
-				  what, max, *out);
+		return shell_fail(
+		    sh, "%s must be between 1 and %" PRId64 ", got %" PRId64,
+		    what, max, *out);
 	return 0;
 }
 
@@ -440,7 +444,6 @@ static int read_option(shell *sh, const char *key, const sbx_shell_value *v,
 	sbx_read_opts *o = &r->scan.read;
 	sbx_scan_opts *s = &r->scan;
 	int64_t n;
-	char num[24];
 	const char *b;
 	size_t len;
 	if (!strcmp(key, "COLUMN") || !strcmp(key, "COLUMNS"))
@@ -457,9 +460,8 @@ static int read_option(shell *sh, const char *key, const sbx_shell_value *v,
 		if (shell_int(sh, v, key, &n))
 			return -1;
 		if (n < 0 || n == INT64_MAX)
-			return shell_fail(sh, "TIMESTAMP %" PRId64
-					      " is out of range",
-					  n);
+			return shell_fail(
+			    sh, "TIMESTAMP %" PRId64 " is out of range", n);
 		o->min_ts = n;
 		o->max_ts = n + 1;
 		return 0;
@@ -476,10 +478,11 @@ static int read_option(shell *sh, const char *key, const sbx_shell_value *v,
 	if (!strcmp(key, "REVERSED"))
 		return shell_bool(sh, v, key, &s->reversed);
 	if (!strcmp(key, "STARTROW") || !strcmp(key, "STOPROW")) {
-		if (shell_bytes(sh, v, key, num, &b, &len))
-			return -1;
-		if (v->type == SBX_SHV_INT)
-			return shell_fail(sh, "%s must be a string", key);
+		if (!sbx_shell_is_text(v))
+			return shell_fail(sh, "%s must be a string, got %s",
+					  key, sbx_shell_type_name(v));
+		b = v->str;
+		len = v->len;
 		if (key[2] == 'A') {
 			s->start_row = b;
 			s->start_row_len = len;
@@ -507,9 +510,10 @@ static int read_option(shell *sh, const char *key, const sbx_shell_value *v,
 		if (shell_text(sh, v, key, &b))
 			return -1;
 		if (strcmp(b, "toString") && strcmp(b, "toStringBinary"))
-			return shell_fail(sh, "FORMATTER must be 'toString' or "
-					      "'toStringBinary' (per column: "
-					      "'cf:q:toLong'), got '%.64s'",
+			return shell_fail(sh,
+					  "FORMATTER must be 'toString' or "
+					  "'toStringBinary' (per column: "
+					  "'cf:q:toLong'), got '%.64s'",
 					  b);
 		r->format = shell_format_from_name(b, strlen(b));
 		return 0;
@@ -530,7 +534,7 @@ static int read_options(shell *sh, const sbx_shell_value *hash, read_spec *r,
 	return 0;
 }
 
-static const char *const get_keys[] = {"COLUMN", "COLUMNS", "VERSIONS",
+static const char *const get_keys[] = {"COLUMN",    "COLUMNS",	 "VERSIONS",
 				       "TIMERANGE", "TIMESTAMP", "FILTER",
 				       "FORMATTER", "MAXLENGTH", NULL};
 
@@ -544,8 +548,8 @@ int shell_cmd_get(shell *sh, const sbx_shell_cmd *c)
 	for (size_t i = 2; i < c->nargs; i++) {
 		const sbx_shell_value *a = &c->args[i];
 		int rc = a->type == SBX_SHV_HASH
-				 ? read_options(sh, a, &r, get_keys, "get")
-				 : set_columns(sh, &r, a);
+			     ? read_options(sh, a, &r, get_keys, "get")
+			     : set_columns(sh, &r, a);
 		if (rc)
 			goto out;
 	}
@@ -570,28 +574,29 @@ out:
 }
 
 static const char *const scan_keys[] = {
-	"STARTROW", "STOPROW", "ROWPREFIXFILTER", "LIMIT",   "REVERSED",
-	"COLUMN",   "COLUMNS", "VERSIONS",	  "TIMERANGE", "TIMESTAMP",
-	"FILTER",   "RAW",     "CACHE",		  "BATCH",     "CACHE_BLOCKS",
-	"FORMATTER", "MAXLENGTH", NULL};
+    "STARTROW",	 "STOPROW",   "ROWPREFIXFILTER", "LIMIT",
+    "REVERSED",	 "COLUMN",    "COLUMNS",	 "VERSIONS",
+    "TIMERANGE", "TIMESTAMP", "FILTER",		 "RAW",
+    "CACHE",	 "BATCH",     "CACHE_BLOCKS",	 "FORMATTER",
+    "MAXLENGTH", NULL};
 
 static const char *const count_keys[] = {
-	"INTERVAL", "CACHE",     "FILTER",   "STARTROW", "STOPROW",
-	"ROWPREFIXFILTER", "COLUMNS", "LIMIT", "REVERSED", "TIMERANGE",
-	"CACHE_BLOCKS",    NULL};
+    "INTERVAL", "CACHE",	   "FILTER",	   "STARTROW",
+    "STOPROW",	"ROWPREFIXFILTER", "COLUMNS",	   "LIMIT",
+    "REVERSED", "TIMERANGE",	   "CACHE_BLOCKS", NULL};
 
 /* Options of scan/count from args[1] (a hash), then open the scanner. */
 static int scan_spec(shell *sh, const sbx_shell_cmd *c, read_spec *r,
-		     const char *const *allowed, sbx_table **t,
-		     sbx_scanner **s)
+		     const char *const *allowed, sbx_table **t, sbx_scanner **s)
 {
 	sbx_scan_opts_init(&r->scan);
 	*t = NULL;
 	*s = NULL;
 	const sbx_shell_value *h = c->nargs > 1 ? &c->args[1] : NULL;
 	if (h && h->type != SBX_SHV_HASH)
-		return shell_fail(sh, "%s options must be a hash such as "
-				      "{LIMIT => 10}, got %s",
+		return shell_fail(sh,
+				  "%s options must be a hash such as "
+				  "{LIMIT => 10}, got %s",
 				  c->name, sbx_shell_type_name(h));
 	if (c->nargs > 2)
 		return shell_fail(sh, "%s: too many arguments", c->name);
@@ -599,11 +604,15 @@ static int scan_spec(shell *sh, const sbx_shell_cmd *c, read_spec *r,
 		return -1;
 	const sbx_shell_value *p = sbx_shell_hash_get(h, "ROWPREFIXFILTER");
 	if (p) {
-		char num[24];
-		const char *b;
-		size_t len;
-		if (shell_bytes(sh, p, "ROWPREFIXFILTER", num, &b, &len))
-			return -1;
+		/* Bounds are kept by pointer until the scanner opens, so they
+		 * must be string values, never the scratch text of a number. */
+		if (!sbx_shell_is_text(p))
+			return shell_fail(sh,
+					  "ROWPREFIXFILTER must be a string, "
+					  "got %s",
+					  sbx_shell_type_name(p));
+		const char *b = p->str;
+		size_t len = p->len;
 		r->prefix_stop = malloc(len + 1);
 		if (!r->prefix_stop)
 			return shell_fail(sh, "out of memory");
@@ -685,8 +694,8 @@ int shell_cmd_count(shell *sh, const sbx_shell_cmd *c)
 		if (++rows % r.interval == 0) {
 			size_t len;
 			const uint8_t *row = sbx_result_row(res, &len);
-			fprintf(sh->out, "Current count: %" PRId64 ", row: ",
-				rows);
+			fprintf(sh->out,
+				"Current count: %" PRId64 ", row: ", rows);
 			shell_print_binary(sh, row, len);
 			fputc('\n', sh->out);
 		}

@@ -31,18 +31,24 @@ static void print_left(shell *sh, const sbx_buf *left)
 {
 	fputc(' ', sh->out);
 	fwrite(left->data, 1, left->len, sh->out);
-	size_t pad = left->len < LEFT_WIDTH - 1 ? LEFT_WIDTH - 1 - left->len : 0;
+	size_t pad =
+	    left->len < LEFT_WIDTH - 1 ? LEFT_WIDTH - 1 - left->len : 0;
 	fprintf(sh->out, "%*s ", (int)pad, "");
 }
 
 static const char *marker_name(sbx_cell_type type)
 {
 	switch (type) {
-	case SBX_CELL_PUT: return "Put";
-	case SBX_CELL_DELETE: return "Delete";
-	case SBX_CELL_DELETE_COLUMN: return "DeleteColumn";
-	case SBX_CELL_DELETE_FAMILY: return "DeleteFamily";
-	case SBX_CELL_DELETE_FAMILY_VERSION: return "DeleteFamilyVersion";
+	case SBX_CELL_PUT:
+		return "Put";
+	case SBX_CELL_DELETE:
+		return "Delete";
+	case SBX_CELL_DELETE_COLUMN:
+		return "DeleteColumn";
+	case SBX_CELL_DELETE_FAMILY:
+		return "DeleteFamily";
+	case SBX_CELL_DELETE_FAMILY_VERSION:
+		return "DeleteFamilyVersion";
 	}
 	return "Unknown";
 }
@@ -109,7 +115,8 @@ static int append_value(sbx_buf *b, const uint8_t *v, size_t n,
 		break;
 	case SHELL_FMT_BOOLEAN:
 		if (n == 1)
-			snprintf(num, sizeof num, "%s", v[0] ? "true" : "false");
+			snprintf(num, sizeof num, "%s",
+				 v[0] ? "true" : "false");
 		break;
 	case SHELL_FMT_HEX:
 		for (size_t i = 0; i < n; i++) {
@@ -186,8 +193,8 @@ void shell_format_ttl(char *out, size_t cap, int64_t ttl)
 	static const struct {
 		const char *name;
 		int64_t seconds;
-	} units[] = {{"DAY", 86400}, {"HOUR", 3600}, {"MINUTE", 60},
-		     {"SECOND", 1}};
+	} units[] = {
+	    {"DAY", 86400}, {"HOUR", 3600}, {"MINUTE", 60}, {"SECOND", 1}};
 	size_t n = (size_t)snprintf(out, cap, "%" PRId64 " SECONDS (", ttl);
 	int64_t rest = ttl;
 	bool first = true;

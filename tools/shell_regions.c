@@ -14,10 +14,18 @@
 #include <string.h>
 
 /* Attributes HBase tables have that Saltbox does not model. */
-static const char *const ignored_table_attrs[] = {
-	"READONLY", "DURABILITY", "REGION_REPLICATION", "NORMALIZATION_ENABLED",
-	"OWNER", "CONFIGURATION", "PRIORITY", "COMPACTION_ENABLED",
-	"SPLIT_ENABLED", "MERGE_ENABLED", "FLUSH_POLICY", NULL};
+static const char *const ignored_table_attrs[] = {"READONLY",
+						  "DURABILITY",
+						  "REGION_REPLICATION",
+						  "NORMALIZATION_ENABLED",
+						  "OWNER",
+						  "CONFIGURATION",
+						  "PRIORITY",
+						  "COMPACTION_ENABLED",
+						  "SPLIT_ENABLED",
+						  "MERGE_ENABLED",
+						  "FLUSH_POLICY",
+						  NULL};
 
 void shell_table_setup_init(shell_table_setup *ts)
 {
@@ -95,14 +103,14 @@ static int split_policy(shell *sh, shell_table_setup *ts,
 		const char *name;
 		sbx_split_policy_kind kind;
 	} policies[] = {
-		{"SteppingSplitPolicy", SBX_SPLIT_STEPPING},
-		{"ConstantSizeRegionSplitPolicy", SBX_SPLIT_CONSTANT_SIZE},
-		{"IncreasingToUpperBoundRegionSplitPolicy",
-		 SBX_SPLIT_INCREASING_TO_UPPER_BOUND},
-		{"KeyPrefixRegionSplitPolicy", SBX_SPLIT_KEY_PREFIX},
-		{"DelimitedKeyPrefixRegionSplitPolicy",
-		 SBX_SPLIT_DELIMITED_KEY_PREFIX},
-		{"DisabledRegionSplitPolicy", SBX_SPLIT_DISABLED},
+	    {"SteppingSplitPolicy", SBX_SPLIT_STEPPING},
+	    {"ConstantSizeRegionSplitPolicy", SBX_SPLIT_CONSTANT_SIZE},
+	    {"IncreasingToUpperBoundRegionSplitPolicy",
+	     SBX_SPLIT_INCREASING_TO_UPPER_BOUND},
+	    {"KeyPrefixRegionSplitPolicy", SBX_SPLIT_KEY_PREFIX},
+	    {"DelimitedKeyPrefixRegionSplitPolicy",
+	     SBX_SPLIT_DELIMITED_KEY_PREFIX},
+	    {"DisabledRegionSplitPolicy", SBX_SPLIT_DISABLED},
 	};
 	const char *name;
 	if (shell_text(sh, v, "SPLIT_POLICY", &name))
@@ -115,13 +123,14 @@ static int split_policy(shell *sh, shell_table_setup *ts,
 			ts->set_policy = true;
 			return 0;
 		}
-	return shell_fail(sh, "unknown SPLIT_POLICY '%.128s' (known: "
-			      "SteppingSplitPolicy, "
-			      "ConstantSizeRegionSplitPolicy, "
-			      "IncreasingToUpperBoundRegionSplitPolicy, "
-			      "KeyPrefixRegionSplitPolicy, "
-			      "DelimitedKeyPrefixRegionSplitPolicy, "
-			      "DisabledRegionSplitPolicy)",
+	return shell_fail(sh,
+			  "unknown SPLIT_POLICY '%.128s' (known: "
+			  "SteppingSplitPolicy, "
+			  "ConstantSizeRegionSplitPolicy, "
+			  "IncreasingToUpperBoundRegionSplitPolicy, "
+			  "KeyPrefixRegionSplitPolicy, "
+			  "DelimitedKeyPrefixRegionSplitPolicy, "
+			  "DisabledRegionSplitPolicy)",
 			  name);
 }
 
@@ -139,23 +148,25 @@ static int size_attr(shell *sh, const char *key, const sbx_shell_value *v,
 }
 
 /* METADATA => {'KeyPrefixRegionSplitPolicy.prefix_length' => '4', ...} */
-static int metadata(shell *sh, shell_table_setup *ts,
-		    const sbx_shell_value *v)
+static int metadata(shell *sh, shell_table_setup *ts, const sbx_shell_value *v)
 {
 	if (v->type != SBX_SHV_HASH)
 		return shell_fail(sh, "METADATA must be a hash");
 	for (size_t i = 0; i + 1 < v->n; i += 2) {
-		const sbx_shell_value *k = &v->items[i], *val = &v->items[i + 1];
+		const sbx_shell_value *k = &v->items[i],
+				      *val = &v->items[i + 1];
 		if (!sbx_shell_is_text(k))
 			return shell_fail(sh, "METADATA keys must be strings");
-		if (!strcmp(k->str, "KeyPrefixRegionSplitPolicy.prefix_length") ||
+		if (!strcmp(k->str,
+			    "KeyPrefixRegionSplitPolicy.prefix_length") ||
 		    !strcmp(k->str, "prefix_split_key_policy.prefix_length")) {
 			int64_t n;
 			if (shell_int(sh, val, k->str, &n))
 				return -1;
 			if (n < 1 || n > SBX_MAX_ROW_LENGTH)
-				return shell_fail(sh, "%s must be between 1 "
-						      "and %d",
+				return shell_fail(sh,
+						  "%s must be between 1 "
+						  "and %d",
 						  k->str, SBX_MAX_ROW_LENGTH);
 			ts->policy.prefix_length = (size_t)n;
 			ts->set_policy = true;
@@ -163,8 +174,9 @@ static int metadata(shell *sh, shell_table_setup *ts,
 				   "DelimitedKeyPrefixRegionSplitPolicy."
 				   "delimiter")) {
 			if (!sbx_shell_is_text(val) || val->len != 1)
-				return shell_fail(sh, "%s must be one "
-						      "character",
+				return shell_fail(sh,
+						  "%s must be one "
+						  "character",
 						  k->str);
 			ts->policy.delimiter = val->str[0];
 			ts->set_policy = true;
@@ -206,8 +218,9 @@ int shell_table_attr(shell *sh, const char *key, const sbx_shell_value *v,
 		if (shell_int(sh, v, key, &n))
 			return -1;
 		if (n < 2 || n > 100000)
-			return shell_fail(sh, "NUMREGIONS must be between 2 and "
-					      "100000, got %" PRId64,
+			return shell_fail(sh,
+					  "NUMREGIONS must be between 2 and "
+					  "100000, got %" PRId64,
 					  n);
 		ts->numregions = (int)n;
 		return 0;
@@ -274,10 +287,11 @@ static int finish_splits(shell *sh, shell_table_setup *ts)
 		else if (!strcmp(name, "UniformSplit"))
 			algo = SBX_SPLITALGO_UNIFORM;
 		else
-			return shell_fail(sh, "unknown SPLITALGO '%.64s' (use "
-					      "HexStringSplit, "
-					      "DecimalStringSplit or "
-					      "UniformSplit)",
+			return shell_fail(sh,
+					  "unknown SPLITALGO '%.64s' (use "
+					  "HexStringSplit, "
+					  "DecimalStringSplit or "
+					  "UniformSplit)",
 					  ts->algo);
 		sbx_split_keys keys;
 		int rc = sbx_split_keys_compute(&keys, algo, ts->numregions);
@@ -360,8 +374,9 @@ int shell_alter_table_attrs(shell *sh, const char *table,
 			if (shell_text(sh, &hash->items[i + 1], "METHOD", &m))
 				ret = -1;
 			else if (strcmp(m, "table_att"))
-				ret = shell_fail(sh, "alter: METHOD '%.64s' is "
-						     "not supported here",
+				ret = shell_fail(sh,
+						 "alter: METHOD '%.64s' is "
+						 "not supported here",
 						 m);
 			continue;
 		}
@@ -376,7 +391,7 @@ int shell_alter_table_attrs(shell *sh, const char *table,
 	return ret;
 }
 
-/* ---- commands ------------------------------------------------------------- */
+/* ---- commands ------------------------------------------------------------ */
 
 int shell_cmd_split(shell *sh, const sbx_shell_cmd *c)
 {
@@ -427,8 +442,7 @@ int shell_cmd_get_splits(shell *sh, const sbx_shell_cmd *c)
 	return 0;
 }
 
-static void print_key_cell(shell *sh, const uint8_t *key, size_t len,
-			   int width)
+static void print_key_cell(shell *sh, const uint8_t *key, size_t len, int width)
 {
 	sbx_buf b = {0};
 	sbx_shell_append_binary(&b, key, len);
@@ -475,8 +489,9 @@ int shell_cmd_status(shell *sh, const sbx_shell_cmd *c)
 			return -1;
 		if (strcmp(kind, "simple") && strcmp(kind, "summary") &&
 		    strcmp(kind, "detailed"))
-			return shell_fail(sh, "status format must be 'summary', "
-					      "'simple' or 'detailed'");
+			return shell_fail(sh,
+					  "status format must be 'summary', "
+					  "'simple' or 'detailed'");
 	}
 	int rc = sbx_table_list(&tables, sh->db);
 	if (rc)
@@ -495,8 +510,9 @@ int shell_cmd_status(shell *sh, const sbx_shell_cmd *c)
 		"1 active master, 0 backup masters, %d servers, 0 dead, "
 		"%.4f average load\n",
 		servers, servers > 0 ? (double)nregions / servers : 0.0);
-	fprintf(sh->out, "embedded store at %s: %zu table(s), %zu region(s) "
-			 "on %d modelled region servers\n",
+	fprintf(sh->out,
+		"embedded store at %s: %zu table(s), %zu region(s) "
+		"on %d modelled region servers\n",
 		sh->data_dir, nt, nregions, servers);
 	sbx_strv_free(tables);
 	return 0;

@@ -25,7 +25,7 @@ typedef struct parser {
 } parser;
 
 static int fail(parser *p, size_t pos, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int fail(parser *p, size_t pos, const char *fmt, ...)
 {
@@ -115,7 +115,7 @@ static void skip_space(parser *p)
 static int push_item(sbx_shell_value *v, sbx_shell_value **slot)
 {
 	sbx_shell_value *items =
-		realloc(v->items, (v->n + 1) * sizeof *v->items);
+	    realloc(v->items, (v->n + 1) * sizeof *v->items);
 	if (!items)
 		return SBX_ENOMEM;
 	v->items = items;
@@ -222,8 +222,9 @@ static int parse_unicode_escape(parser *p, size_t esc_pos, uint32_t *cp)
 		if (at_end(p))
 			return SBX_SHELL_INCOMPLETE;
 		if (n == 0 || p->s[p->i] != '}')
-			return fail(p, esc_pos,
-				    "invalid Unicode escape: expected \\u{hex}");
+			return fail(
+			    p, esc_pos,
+			    "invalid Unicode escape: expected \\u{hex}");
 		p->i++;
 	} else if (n != 4) {
 		return fail(p, esc_pos,
@@ -247,16 +248,35 @@ static int parse_escape(parser *p, sbx_buf *b)
 	char c = p->s[p->i++];
 	uint8_t byte;
 	switch (c) {
-	case 'n': byte = '\n'; break;
-	case 't': byte = '\t'; break;
-	case 'r': byte = '\r'; break;
-	case 'a': byte = 7; break;
-	case 'b': byte = 8; break;
-	case 'e': byte = 27; break;
-	case 'f': byte = 12; break;
-	case 'v': byte = 11; break;
-	case 's': byte = ' '; break;
-	case '\n': return SBX_OK; /* line continuation */
+	case 'n':
+		byte = '\n';
+		break;
+	case 't':
+		byte = '\t';
+		break;
+	case 'r':
+		byte = '\r';
+		break;
+	case 'a':
+		byte = 7;
+		break;
+	case 'b':
+		byte = 8;
+		break;
+	case 'e':
+		byte = 27;
+		break;
+	case 'f':
+		byte = 12;
+		break;
+	case 'v':
+		byte = 11;
+		break;
+	case 's':
+		byte = ' ';
+		break;
+	case '\n':
+		return SBX_OK; /* line continuation */
 	case 'x': {
 		int hi = hex_value(peek(p, 0));
 		if (hi < 0)
@@ -287,10 +307,11 @@ static int parse_escape(parser *p, sbx_buf *b)
 	default:
 		if (c >= '0' && c <= '7') {
 			unsigned value = (unsigned)(c - '0');
-			for (int k = 0; k < 2 && peek(p, 0) >= '0' &&
-					peek(p, 0) <= '7';
+			for (int k = 0;
+			     k < 2 && peek(p, 0) >= '0' && peek(p, 0) <= '7';
 			     k++)
-				value = value * 8 + (unsigned)(p->s[p->i++] - '0');
+				value =
+				    value * 8 + (unsigned)(p->s[p->i++] - '0');
 			byte = (uint8_t)(value & 0xFF);
 		} else {
 			byte = (uint8_t)c; /* Ruby: unknown escape = the char */
@@ -359,8 +380,8 @@ static int parse_number(parser *p, sbx_shell_value *v)
 		   (peek(p, 1) == 'o' || peek(p, 1) == 'O')) {
 		base = 8;
 		p->i += 2;
-	} else if (peek(p, 0) == '0' && (is_digit(peek(p, 1)) ||
-					 peek(p, 1) == '_')) {
+	} else if (peek(p, 0) == '0' &&
+		   (is_digit(peek(p, 1)) || peek(p, 1) == '_')) {
 		base = 8;
 		p->i++;
 	}
@@ -439,8 +460,8 @@ static int parse_name(parser *p, sbx_shell_value *v)
 		return fail(p, start,
 			    "unknown name '%.*s' (strings need quotes: "
 			    "'%.*s')",
-			    (int)(n > 64 ? 64 : n), w,
-			    (int)(n > 64 ? 64 : n), w);
+			    (int)(n > 64 ? 64 : n), w, (int)(n > 64 ? 64 : n),
+			    w);
 	}
 	return SBX_OK;
 }
@@ -703,8 +724,7 @@ int sbx_shell_parse(sbx_shell_cmd *out, const char *text, size_t len,
 	if (rc == SBX_OK) {
 		skip_space(&p);
 		if (!at_end(&p))
-			rc = fail(&p, p.i,
-				  "unexpected %s after the command",
+			rc = fail(&p, p.i, "unexpected %s after the command",
 				  describe_char(&p, buf, sizeof buf));
 	}
 	if (rc) {
@@ -750,13 +770,20 @@ const sbx_shell_value *sbx_shell_hash_get(const sbx_shell_value *hash,
 const char *sbx_shell_type_name(const sbx_shell_value *v)
 {
 	switch (v->type) {
-	case SBX_SHV_STRING: return "a string";
-	case SBX_SHV_INT: return "an integer";
-	case SBX_SHV_BOOL: return "a boolean";
-	case SBX_SHV_NIL: return "nil";
-	case SBX_SHV_CONST: return "a constant";
-	case SBX_SHV_ARRAY: return "an array";
-	case SBX_SHV_HASH: return "a hash";
+	case SBX_SHV_STRING:
+		return "a string";
+	case SBX_SHV_INT:
+		return "an integer";
+	case SBX_SHV_BOOL:
+		return "a boolean";
+	case SBX_SHV_NIL:
+		return "nil";
+	case SBX_SHV_CONST:
+		return "a constant";
+	case SBX_SHV_ARRAY:
+		return "an array";
+	case SBX_SHV_HASH:
+		return "a hash";
 	}
 	return "a value";
 }

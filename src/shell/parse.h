@@ -14,12 +14,12 @@
 
 typedef enum sbx_shell_vtype {
 	SBX_SHV_STRING, /* 'single' or "double" quoted bytes */
-	SBX_SHV_INT,    /* 42, -7, 0x1F, 1_000 */
-	SBX_SHV_BOOL,   /* true / false */
-	SBX_SHV_NIL,    /* nil */
-	SBX_SHV_CONST,  /* a Ruby constant such as VERSIONS or NAME */
-	SBX_SHV_ARRAY,  /* [a, b, ...] */
-	SBX_SHV_HASH,   /* {K => v, ...} (also a brace-less trailing hash) */
+	SBX_SHV_INT,	/* 42, -7, 0x1F, 1_000 */
+	SBX_SHV_BOOL,	/* true / false */
+	SBX_SHV_NIL,	/* nil */
+	SBX_SHV_CONST,	/* a Ruby constant such as VERSIONS or NAME */
+	SBX_SHV_ARRAY,	/* [a, b, ...] */
+	SBX_SHV_HASH,	/* {K => v, ...} (also a brace-less trailing hash) */
 } sbx_shell_vtype;
 
 /*
@@ -46,7 +46,7 @@ typedef struct sbx_shell_cmd {
 
 /* Results of sbx_shell_parse besides SBX_OK and SBX_EPARSE / SBX_ENOMEM. */
 enum {
-	SBX_SHELL_EMPTY = 1,      /* blank line or comment only */
+	SBX_SHELL_EMPTY = 1,	  /* blank line or comment only */
 	SBX_SHELL_INCOMPLETE = 2, /* unclosed string/bracket or trailing ',' */
 };
 
