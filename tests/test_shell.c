@@ -59,8 +59,9 @@ static void test_parse_quoting(void)
 	CHECK_STR(cmd.args[3].str, "q\"q");
 
 	/* Double quotes read Ruby's escapes. */
-	REQUIRE(parse("x \"a\\x00b\\xff\\x5C\", \"\\t\\n\\e\\s\", \"\\101\\0\"") ==
-		SBX_OK);
+	REQUIRE(
+	    parse("x \"a\\x00b\\xff\\x5C\", \"\\t\\n\\e\\s\", \"\\101\\0\"") ==
+	    SBX_OK);
 	CHECK_INT(cmd.args[0].len, 5);
 	CHECK(!memcmp(cmd.args[0].str, "a\0b\xff\\", 5));
 	CHECK_MEM(cmd.args[1].str, cmd.args[1].len, "\t\n\x1b ");
@@ -69,8 +70,7 @@ static void test_parse_quoting(void)
 
 	REQUIRE(parse("x \"\\u00e9\\u{1F600}\", \"\\q\\\"\\#{x}\", \"\\xA\"") ==
 		SBX_OK);
-	CHECK_MEM(cmd.args[0].str, cmd.args[0].len,
-		  "\xc3\xa9\xf0\x9f\x98\x80");
+	CHECK_MEM(cmd.args[0].str, cmd.args[0].len, "\xc3\xa9\xf0\x9f\x98\x80");
 	CHECK_STR(cmd.args[1].str, "q\"#{x}");
 	CHECK_MEM(cmd.args[2].str, cmd.args[2].len, "\n");
 
@@ -302,33 +302,37 @@ static void run_free(run *r)
 static void test_e2e_create_put_get_scan(void)
 {
 	fresh_dir("shell_basic");
-	run r = run_shell(
-		"create 't1', 'cf'\n"
-		"put 't1', 'r1', 'cf:a', 'v1', 1700000000000\n"
-		"put 't1', 'r2', 'cf:b', 'v2', 1700000000001\n"
-		"put 't1', 'r1', 'cf:c', 42, 1700000000002\n"
-		"get 't1', 'r1'\n"
-		"scan 't1'\n"
-		"get 't1', 'nope'\n"
-		"count 't1'\n"
-		"list\n"
-		"exists 't1'\n"
-		"exists 'zz'\n"
-		"exit\n"
-		"put 't1', 'never', 'cf:a', 'x'\n");
+	run r = run_shell("create 't1', 'cf'\n"
+			  "put 't1', 'r1', 'cf:a', 'v1', 1700000000000\n"
+			  "put 't1', 'r2', 'cf:b', 'v2', 1700000000001\n"
+			  "put 't1', 'r1', 'cf:c', 42, 1700000000002\n"
+			  "get 't1', 'r1'\n"
+			  "scan 't1'\n"
+			  "get 't1', 'nope'\n"
+			  "count 't1'\n"
+			  "list\n"
+			  "exists 't1'\n"
+			  "exists 'zz'\n"
+			  "exit\n"
+			  "put 't1', 'never', 'cf:a', 'x'\n");
 	CHECK_INT(r.status, 0);
 	CHECK_STR(r.err, "");
 	CHECK_STR(r.out,
 		  "Created table t1\n"
 		  "=> Hbase::Table - t1\n"
 		  "COLUMN                                   CELL\n"
-		  " cf:a                                    timestamp=1700000000000, value=v1\n"
-		  " cf:c                                    timestamp=1700000000002, value=42\n"
+		  " cf:a                                    "
+		  "timestamp=1700000000000, value=v1\n"
+		  " cf:c                                    "
+		  "timestamp=1700000000002, value=42\n"
 		  "1 row(s)\n"
 		  "ROW                                      COLUMN+CELL\n"
-		  " r1                                      column=cf:a, timestamp=1700000000000, value=v1\n"
-		  " r1                                      column=cf:c, timestamp=1700000000002, value=42\n"
-		  " r2                                      column=cf:b, timestamp=1700000000001, value=v2\n"
+		  " r1                                      column=cf:a, "
+		  "timestamp=1700000000000, value=v1\n"
+		  " r1                                      column=cf:c, "
+		  "timestamp=1700000000002, value=42\n"
+		  " r2                                      column=cf:b, "
+		  "timestamp=1700000000001, value=v2\n"
 		  "2 row(s)\n"
 		  "COLUMN                                   CELL\n"
 		  "0 row(s)\n"
@@ -364,21 +368,25 @@ static void test_e2e_timing_line(void)
 static void test_e2e_binary_keys(void)
 {
 	fresh_dir("shell_binary");
-	run r = run_shell("create 't', 'cf'\n"
-			  "put 't', \"k\\x00\\xff\", 'cf:q\\x01', \"v\\\\\\n\", 5\n"
-			  "put 't', 'lit\\x00', 'cf:q', 'x', 6\n"
-			  "scan 't'\n"
-			  "get 't', \"k\\x00\\xFF\"\n");
+	run r =
+	    run_shell("create 't', 'cf'\n"
+		      "put 't', \"k\\x00\\xff\", 'cf:q\\x01', \"v\\\\\\n\", 5\n"
+		      "put 't', 'lit\\x00', 'cf:q', 'x', 6\n"
+		      "scan 't'\n"
+		      "get 't', \"k\\x00\\xFF\"\n");
 	CHECK_INT(r.status, 0);
 	CHECK_STR(r.out,
 		  "Created table t\n"
 		  "=> Hbase::Table - t\n"
 		  "ROW                                      COLUMN+CELL\n"
-		  " k\\x00\\xFF                               column=cf:q\\x5Cx01, timestamp=5, value=v\\x5C\\x0A\n"
-		  " lit\\x5Cx00                              column=cf:q, timestamp=6, value=x\n"
+		  " k\\x00\\xFF                               "
+		  "column=cf:q\\x5Cx01, timestamp=5, value=v\\x5C\\x0A\n"
+		  " lit\\x5Cx00                              column=cf:q, "
+		  "timestamp=6, value=x\n"
 		  "2 row(s)\n"
 		  "COLUMN                                   CELL\n"
-		  " cf:q\\x5Cx01                             timestamp=5, value=v\\x5C\\x0A\n"
+		  " cf:q\\x5Cx01                             timestamp=5, "
+		  "value=v\\x5C\\x0A\n"
 		  "1 row(s)\n");
 	run_free(&r);
 }
@@ -387,30 +395,36 @@ static void test_e2e_delete_is_delete_column(void)
 {
 	fresh_dir("shell_delete");
 	run r = run_shell(
-		"create 't', {NAME => 'cf', VERSIONS => 5}\n"
-		"put 't', 'r', 'cf:a', 'one', 10\n"
-		"put 't', 'r', 'cf:a', 'two', 20\n"
-		"put 't', 'r', 'cf:a', 'three', 30\n"
-		"put 't', 'r', 'cf:b', 'b', 10\n"
-		"delete 't', 'r', 'cf:a', 20\n"
-		"get 't', 'r', {COLUMN => 'cf:a', VERSIONS => 5}\n"
-		"scan 't', {RAW => true, VERSIONS => 5, COLUMNS => 'cf'}\n"
-		"deleteall 't', 'r'\n"
-		"scan 't'\n");
+	    "create 't', {NAME => 'cf', VERSIONS => 5}\n"
+	    "put 't', 'r', 'cf:a', 'one', 10\n"
+	    "put 't', 'r', 'cf:a', 'two', 20\n"
+	    "put 't', 'r', 'cf:a', 'three', 30\n"
+	    "put 't', 'r', 'cf:b', 'b', 10\n"
+	    "delete 't', 'r', 'cf:a', 20\n"
+	    "get 't', 'r', {COLUMN => 'cf:a', VERSIONS => 5}\n"
+	    "scan 't', {RAW => true, VERSIONS => 5, COLUMNS => 'cf'}\n"
+	    "deleteall 't', 'r'\n"
+	    "scan 't'\n");
 	CHECK_INT(r.status, 0);
 	CHECK_STR(r.err, "");
 	CHECK_STR(r.out,
 		  "Created table t\n"
 		  "=> Hbase::Table - t\n"
 		  "COLUMN                                   CELL\n"
-		  " cf:a                                    timestamp=30, value=three\n"
+		  " cf:a                                    timestamp=30, "
+		  "value=three\n"
 		  "1 row(s)\n"
 		  "ROW                                      COLUMN+CELL\n"
-		  " r                                       column=cf:a, timestamp=30, value=three\n"
-		  " r                                       column=cf:a, timestamp=20, type=DeleteColumn\n"
-		  " r                                       column=cf:a, timestamp=20, value=two\n"
-		  " r                                       column=cf:a, timestamp=10, value=one\n"
-		  " r                                       column=cf:b, timestamp=10, value=b\n"
+		  " r                                       column=cf:a, "
+		  "timestamp=30, value=three\n"
+		  " r                                       column=cf:a, "
+		  "timestamp=20, type=DeleteColumn\n"
+		  " r                                       column=cf:a, "
+		  "timestamp=20, value=two\n"
+		  " r                                       column=cf:a, "
+		  "timestamp=10, value=one\n"
+		  " r                                       column=cf:b, "
+		  "timestamp=10, value=b\n"
 		  "1 row(s)\n"
 		  "ROW                                      COLUMN+CELL\n"
 		  "0 row(s)\n");
@@ -421,36 +435,42 @@ static void test_e2e_scan_options(void)
 {
 	fresh_dir("shell_scan");
 	run r = run_shell(
-		"create 't', 'cf', 'cf2'\n"
-		"put 't', 'a', 'cf:q', '1', 1\n"
-		"put 't', 'b', 'cf:q', '2', 1\n"
-		"put 't', 'b', 'cf2:z', 'z', 1\n"
-		"put 't', 'c1', 'cf:q', '3', 1\n"
-		"put 't', 'c2', 'cf:q', '4', 1\n"
-		"put 't', 'd', 'cf:q', '5', 1\n"
-		"scan 't', {STARTROW => 'b', STOPROW => 'd', COLUMNS => ['cf2']}\n"
-		"scan 't', {REVERSED => true, LIMIT => 2}\n"
-		"scan 't', {ROWPREFIXFILTER => 'c'}\n"
-		"scan 't', {FILTER => \"PrefixFilter('c2')\"}\n"
-		"count 't', {INTERVAL => 2}\n");
+	    "create 't', 'cf', 'cf2'\n"
+	    "put 't', 'a', 'cf:q', '1', 1\n"
+	    "put 't', 'b', 'cf:q', '2', 1\n"
+	    "put 't', 'b', 'cf2:z', 'z', 1\n"
+	    "put 't', 'c1', 'cf:q', '3', 1\n"
+	    "put 't', 'c2', 'cf:q', '4', 1\n"
+	    "put 't', 'd', 'cf:q', '5', 1\n"
+	    "scan 't', {STARTROW => 'b', STOPROW => 'd', COLUMNS => ['cf2']}\n"
+	    "scan 't', {REVERSED => true, LIMIT => 2}\n"
+	    "scan 't', {ROWPREFIXFILTER => 'c'}\n"
+	    "scan 't', {FILTER => \"PrefixFilter('c2')\"}\n"
+	    "count 't', {INTERVAL => 2}\n");
 	CHECK_INT(r.status, 0);
 	CHECK_STR(r.err, "");
 	CHECK_STR(r.out,
 		  "Created table t\n"
 		  "=> Hbase::Table - t\n"
 		  "ROW                                      COLUMN+CELL\n"
-		  " b                                       column=cf2:z, timestamp=1, value=z\n"
+		  " b                                       column=cf2:z, "
+		  "timestamp=1, value=z\n"
 		  "1 row(s)\n"
 		  "ROW                                      COLUMN+CELL\n"
-		  " d                                       column=cf:q, timestamp=1, value=5\n"
-		  " c2                                      column=cf:q, timestamp=1, value=4\n"
+		  " d                                       column=cf:q, "
+		  "timestamp=1, value=5\n"
+		  " c2                                      column=cf:q, "
+		  "timestamp=1, value=4\n"
 		  "2 row(s)\n"
 		  "ROW                                      COLUMN+CELL\n"
-		  " c1                                      column=cf:q, timestamp=1, value=3\n"
-		  " c2                                      column=cf:q, timestamp=1, value=4\n"
+		  " c1                                      column=cf:q, "
+		  "timestamp=1, value=3\n"
+		  " c2                                      column=cf:q, "
+		  "timestamp=1, value=4\n"
 		  "2 row(s)\n"
 		  "ROW                                      COLUMN+CELL\n"
-		  " c2                                      column=cf:q, timestamp=1, value=4\n"
+		  " c2                                      column=cf:q, "
+		  "timestamp=1, value=4\n"
 		  "1 row(s)\n"
 		  "Current count: 2, row: b\n"
 		  "Current count: 4, row: c2\n"
@@ -463,99 +483,101 @@ static void test_e2e_get_options(void)
 {
 	fresh_dir("shell_get");
 	run r = run_shell(
-		"create 't', {NAME => 'cf', VERSIONS => 3}\n"
-		"put 't', 'r', 'cf:a', 'a1', 100\n"
-		"put 't', 'r', 'cf:a', 'a2', 200\n"
-		"put 't', 'r', 'cf:b', 'b1', 150\n"
-		"get 't', 'r', {VERSIONS => 3}\n"
-		"get 't', 'r', {COLUMN => 'cf:a', TIMESTAMP => 100}\n"
-		"get 't', 'r', {TIMERANGE => [100, 200], VERSIONS => 3}\n"
-		"get 't', 'r', 'cf:b', 'cf:a'\n"
-		"get 't', 'r', {FILTER => \"ValueFilter(=, 'binary:b1')\"}\n");
+	    "create 't', {NAME => 'cf', VERSIONS => 3}\n"
+	    "put 't', 'r', 'cf:a', 'a1', 100\n"
+	    "put 't', 'r', 'cf:a', 'a2', 200\n"
+	    "put 't', 'r', 'cf:b', 'b1', 150\n"
+	    "get 't', 'r', {VERSIONS => 3}\n"
+	    "get 't', 'r', {COLUMN => 'cf:a', TIMESTAMP => 100}\n"
+	    "get 't', 'r', {TIMERANGE => [100, 200], VERSIONS => 3}\n"
+	    "get 't', 'r', 'cf:b', 'cf:a'\n"
+	    "get 't', 'r', {FILTER => \"ValueFilter(=, 'binary:b1')\"}\n");
 	CHECK_INT(r.status, 0);
 	CHECK_STR(r.err, "");
-	CHECK_STR(r.out,
-		  "Created table t\n"
-		  "=> Hbase::Table - t\n"
-		  "COLUMN                                   CELL\n"
-		  " cf:a                                    timestamp=200, value=a2\n"
-		  " cf:a                                    timestamp=100, value=a1\n"
-		  " cf:b                                    timestamp=150, value=b1\n"
-		  "1 row(s)\n"
-		  "COLUMN                                   CELL\n"
-		  " cf:a                                    timestamp=100, value=a1\n"
-		  "1 row(s)\n"
-		  "COLUMN                                   CELL\n"
-		  " cf:a                                    timestamp=100, value=a1\n"
-		  " cf:b                                    timestamp=150, value=b1\n"
-		  "1 row(s)\n"
-		  "COLUMN                                   CELL\n"
-		  " cf:a                                    timestamp=200, value=a2\n"
-		  " cf:b                                    timestamp=150, value=b1\n"
-		  "1 row(s)\n"
-		  "COLUMN                                   CELL\n"
-		  " cf:b                                    timestamp=150, value=b1\n"
-		  "1 row(s)\n");
+	CHECK_STR(
+	    r.out,
+	    "Created table t\n"
+	    "=> Hbase::Table - t\n"
+	    "COLUMN                                   CELL\n"
+	    " cf:a                                    timestamp=200, value=a2\n"
+	    " cf:a                                    timestamp=100, value=a1\n"
+	    " cf:b                                    timestamp=150, value=b1\n"
+	    "1 row(s)\n"
+	    "COLUMN                                   CELL\n"
+	    " cf:a                                    timestamp=100, value=a1\n"
+	    "1 row(s)\n"
+	    "COLUMN                                   CELL\n"
+	    " cf:a                                    timestamp=100, value=a1\n"
+	    " cf:b                                    timestamp=150, value=b1\n"
+	    "1 row(s)\n"
+	    "COLUMN                                   CELL\n"
+	    " cf:a                                    timestamp=200, value=a2\n"
+	    " cf:b                                    timestamp=150, value=b1\n"
+	    "1 row(s)\n"
+	    "COLUMN                                   CELL\n"
+	    " cf:b                                    timestamp=150, value=b1\n"
+	    "1 row(s)\n");
 	run_free(&r);
 }
 
 static void test_e2e_schema(void)
 {
 	fresh_dir("shell_schema");
-	run r = run_shell(
-		"create 't', {NAME => 'cf', VERSIONS => 3, TTL => 60, "
-		"BLOOMFILTER => 'ROWCOL', COMPRESSION => 'zstd', "
-		"KEEP_DELETED_CELLS => true, IN_MEMORY => 'true'}, "
-		"SPLITS => ['m']\n"
-		"alter 't', NAME => 'cf', VERSIONS => 5\n"
-		"alter 't', 'cf2'\n"
-		"describe 't'\n"
-		"alter 't', NAME => 'cf2', METHOD => 'delete'\n"
-		"disable 't'\n"
-		"is_disabled 't'\n"
-		"describe 't'\n"
-		"enable 't'\n"
-		"truncate 't'\n");
+	run r =
+	    run_shell("create 't', {NAME => 'cf', VERSIONS => 3, TTL => 60, "
+		      "BLOOMFILTER => 'ROWCOL', COMPRESSION => 'zstd', "
+		      "KEEP_DELETED_CELLS => true, IN_MEMORY => 'true'}, "
+		      "SPLITS => ['m']\n"
+		      "alter 't', NAME => 'cf', VERSIONS => 5\n"
+		      "alter 't', 'cf2'\n"
+		      "describe 't'\n"
+		      "alter 't', NAME => 'cf2', METHOD => 'delete'\n"
+		      "disable 't'\n"
+		      "is_disabled 't'\n"
+		      "describe 't'\n"
+		      "enable 't'\n"
+		      "truncate 't'\n");
 	CHECK_INT(r.status, 0);
 	CHECK_STR(r.err, "");
-	CHECK_STR(r.out,
-		  "Created table t\n"
-		  "=> Hbase::Table - t\n"
-		  "Updating all regions with the new schema...\n"
-		  "1/1 regions updated.\n"
-		  "Done.\n"
-		  "Updating all regions with the new schema...\n"
-		  "1/1 regions updated.\n"
-		  "Done.\n"
-		  "Table t is ENABLED\n"
-		  "t\n"
-		  "COLUMN FAMILIES DESCRIPTION\n"
-		  "{NAME => 'cf', BLOOMFILTER => 'ROWCOL', IN_MEMORY => 'true', "
-		  "VERSIONS => '5', KEEP_DELETED_CELLS => 'TRUE', "
-		  "DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'ZSTD', "
-		  "TTL => '60 SECONDS (1 MINUTE)', MIN_VERSIONS => '0', "
-		  "BLOCKSIZE => '65536'}\n"
-		  "{NAME => 'cf2', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', "
-		  "VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', "
-		  "DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'NONE', "
-		  "TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKSIZE => '65536'}\n"
-		  "2 row(s)\n"
-		  "Updating all regions with the new schema...\n"
-		  "1/1 regions updated.\n"
-		  "Done.\n"
-		  "true\n"
-		  "=> true\n"
-		  "Table t is DISABLED\n"
-		  "t\n"
-		  "COLUMN FAMILIES DESCRIPTION\n"
-		  "{NAME => 'cf', BLOOMFILTER => 'ROWCOL', IN_MEMORY => 'true', "
-		  "VERSIONS => '5', KEEP_DELETED_CELLS => 'TRUE', "
-		  "DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'ZSTD', "
-		  "TTL => '60 SECONDS (1 MINUTE)', MIN_VERSIONS => '0', "
-		  "BLOCKSIZE => '65536'}\n"
-		  "1 row(s)\n"
-		  "Truncating 't' table (it may take a while):\n"
-		  "Truncating table...\n");
+	CHECK_STR(
+	    r.out,
+	    "Created table t\n"
+	    "=> Hbase::Table - t\n"
+	    "Updating all regions with the new schema...\n"
+	    "1/1 regions updated.\n"
+	    "Done.\n"
+	    "Updating all regions with the new schema...\n"
+	    "1/1 regions updated.\n"
+	    "Done.\n"
+	    "Table t is ENABLED\n"
+	    "t\n"
+	    "COLUMN FAMILIES DESCRIPTION\n"
+	    "{NAME => 'cf', BLOOMFILTER => 'ROWCOL', IN_MEMORY => 'true', "
+	    "VERSIONS => '5', KEEP_DELETED_CELLS => 'TRUE', "
+	    "DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'ZSTD', "
+	    "TTL => '60 SECONDS (1 MINUTE)', MIN_VERSIONS => '0', "
+	    "BLOCKSIZE => '65536'}\n"
+	    "{NAME => 'cf2', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', "
+	    "VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', "
+	    "DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'NONE', "
+	    "TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKSIZE => '65536'}\n"
+	    "2 row(s)\n"
+	    "Updating all regions with the new schema...\n"
+	    "1/1 regions updated.\n"
+	    "Done.\n"
+	    "true\n"
+	    "=> true\n"
+	    "Table t is DISABLED\n"
+	    "t\n"
+	    "COLUMN FAMILIES DESCRIPTION\n"
+	    "{NAME => 'cf', BLOOMFILTER => 'ROWCOL', IN_MEMORY => 'true', "
+	    "VERSIONS => '5', KEEP_DELETED_CELLS => 'TRUE', "
+	    "DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'ZSTD', "
+	    "TTL => '60 SECONDS (1 MINUTE)', MIN_VERSIONS => '0', "
+	    "BLOCKSIZE => '65536'}\n"
+	    "1 row(s)\n"
+	    "Truncating 't' table (it may take a while):\n"
+	    "Truncating table...\n");
 	run_free(&r);
 }
 
@@ -563,21 +585,21 @@ static void test_e2e_regions(void)
 {
 	fresh_dir("shell_regions");
 	run r = run_shell(
-		"create 't', 'cf', SPLITS => ['m', 'c', '\\x01z']\n"
-		"get_splits 't'\n"
-		"split 't', 'x'\n"
-		"get_splits 't'\n"
-		"put 't', 'd', 'cf:a', 'v', 3\n"
-		"put 't', 'y', 'cf:a', 'w', 4\n"
-		"scan 't'\n"
-		"create 'h', 'cf', {NUMREGIONS => 4, SPLITALGO => "
-		"'HexStringSplit'}\n"
-		"get_splits 'h'\n"
-		"create 'k', 'cf', SPLIT_POLICY => 'KeyPrefixRegionSplitPolicy', "
-		"METADATA => {'KeyPrefixRegionSplitPolicy.prefix_length' => "
-		"'2'}\n"
-		"alter 'k', MAX_FILESIZE => 1048576\n"
-		"status\n");
+	    "create 't', 'cf', SPLITS => ['m', 'c', '\\x01z']\n"
+	    "get_splits 't'\n"
+	    "split 't', 'x'\n"
+	    "get_splits 't'\n"
+	    "put 't', 'd', 'cf:a', 'v', 3\n"
+	    "put 't', 'y', 'cf:a', 'w', 4\n"
+	    "scan 't'\n"
+	    "create 'h', 'cf', {NUMREGIONS => 4, SPLITALGO => "
+	    "'HexStringSplit'}\n"
+	    "get_splits 'h'\n"
+	    "create 'k', 'cf', SPLIT_POLICY => 'KeyPrefixRegionSplitPolicy', "
+	    "METADATA => {'KeyPrefixRegionSplitPolicy.prefix_length' => "
+	    "'2'}\n"
+	    "alter 'k', MAX_FILESIZE => 1048576\n"
+	    "status\n");
 	CHECK_INT(r.status, 0);
 	CHECK_STR(r.err, "");
 	char status[4800];
@@ -603,8 +625,10 @@ static void test_e2e_regions(void)
 		 "x\n"
 		 "=> [\"\\x01z\", \"c\", \"m\", \"x\"]\n"
 		 "ROW                                      COLUMN+CELL\n"
-		 " d                                       column=cf:a, timestamp=3, value=v\n"
-		 " y                                       column=cf:a, timestamp=4, value=w\n"
+		 " d                                       column=cf:a, "
+		 "timestamp=3, value=v\n"
+		 " y                                       column=cf:a, "
+		 "timestamp=4, value=w\n"
 		 "2 row(s)\n"
 		 "Created table h\n"
 		 "=> Hbase::Table - h\n"
@@ -625,30 +649,36 @@ static void test_e2e_formatters(void)
 {
 	fresh_dir("shell_format");
 	run r = run_shell(
-		"create 't', 'cf'\n"
-		"put 't', 'r', 'cf:n', \"\\x00\\x00\\x00\\x00\\x00\\x00\\x01\\x02\", 1\n"
-		"put 't', 'r', 'cf:i', \"\\xff\\xff\\xff\\xfe\", 1\n"
-		"put 't', 'r', 'cf:s', 'hello world', 1\n"
-		"get 't', 'r', 'cf:n:toLong', 'cf:i:toInt', 'cf:s'\n"
-		"scan 't', {COLUMNS => ['cf:n:toHex', 'cf:s'], MAXLENGTH => 16}\n"
-		"get 't', 'r', {COLUMN => 'cf:s', FORMATTER => 'toString'}\n");
+	    "create 't', 'cf'\n"
+	    "put 't', 'r', 'cf:n', "
+	    "\"\\x00\\x00\\x00\\x00\\x00\\x00\\x01\\x02\", 1\n"
+	    "put 't', 'r', 'cf:i', \"\\xff\\xff\\xff\\xfe\", 1\n"
+	    "put 't', 'r', 'cf:s', 'hello world', 1\n"
+	    "get 't', 'r', 'cf:n:toLong', 'cf:i:toInt', 'cf:s'\n"
+	    "scan 't', {COLUMNS => ['cf:n:toHex', 'cf:s'], MAXLENGTH => 16}\n"
+	    "get 't', 'r', {COLUMN => 'cf:s', FORMATTER => 'toString'}\n");
 	CHECK_INT(r.status, 0);
 	CHECK_STR(r.err, "");
-	CHECK_STR(r.out,
-		  "Created table t\n"
-		  "=> Hbase::Table - t\n"
-		  "COLUMN                                   CELL\n"
-		  " cf:i                                    timestamp=1, value=-2\n"
-		  " cf:n                                    timestamp=1, value=258\n"
-		  " cf:s                                    timestamp=1, value=hello world\n"
-		  "1 row(s)\n"
-		  "ROW                                      COLUMN+CELL\n"
-		  " r                                       column=cf:n, timestamp=1, val\n"
-		  " r                                       column=cf:s, timestamp=1, val\n"
-		  "1 row(s)\n"
-		  "COLUMN                                   CELL\n"
-		  " cf:s                                    timestamp=1, value=hello world\n"
-		  "1 row(s)\n");
+	CHECK_STR(
+	    r.out,
+	    "Created table t\n"
+	    "=> Hbase::Table - t\n"
+	    "COLUMN                                   CELL\n"
+	    " cf:i                                    timestamp=1, value=-2\n"
+	    " cf:n                                    timestamp=1, value=258\n"
+	    " cf:s                                    timestamp=1, value=hello "
+	    "world\n"
+	    "1 row(s)\n"
+	    "ROW                                      COLUMN+CELL\n"
+	    " r                                       column=cf:n, "
+	    "timestamp=1, val\n"
+	    " r                                       column=cf:s, "
+	    "timestamp=1, val\n"
+	    "1 row(s)\n"
+	    "COLUMN                                   CELL\n"
+	    " cf:s                                    timestamp=1, value=hello "
+	    "world\n"
+	    "1 row(s)\n");
 	run_free(&r);
 }
 
@@ -729,9 +759,11 @@ static void test_e2e_stops_at_first_error(void)
 
 	/* Nothing after the failure ran. */
 	r = run_shell("scan 't'\n");
-	CHECK_STR(r.out, "ROW                                      COLUMN+CELL\n"
-			 " r                                       column=cf:a, timestamp=1, value=v\n"
-			 "1 row(s)\n");
+	CHECK_STR(r.out,
+		  "ROW                                      COLUMN+CELL\n"
+		  " r                                       column=cf:a, "
+		  "timestamp=1, value=v\n"
+		  "1 row(s)\n");
 	run_free(&r);
 }
 
@@ -746,11 +778,13 @@ static void test_e2e_keep_going(void)
 			       "get 't', 'r'\n",
 			       "--keep-going");
 	CHECK_INT(r.status, 1);
-	CHECK_STR(r.out, "Created table t\n"
-			 "=> Hbase::Table - t\n"
-			 "COLUMN                                   CELL\n"
-			 " cf:a                                    timestamp=9, value=v\n"
-			 "1 row(s)\n");
+	CHECK_STR(
+	    r.out,
+	    "Created table t\n"
+	    "=> Hbase::Table - t\n"
+	    "COLUMN                                   CELL\n"
+	    " cf:a                                    timestamp=9, value=v\n"
+	    "1 row(s)\n");
 	CHECK(strstr(r.err, "(line 2)\nERROR: LIMIT must be an integer, got "
 			    "a string (line 3)\n") != NULL);
 	run_free(&r);
@@ -762,56 +796,56 @@ static void test_e2e_error_messages(void)
 		const char *script;
 		const char *err;
 	} cases[] = {
-		{"frobnicate 't'\n",
-		 "ERROR: unknown command 'frobnicate'; type 'help' for the "
-		 "list of commands (line 1)\n"},
-		{"list\nput 't', 'r'\n",
-		 "ERROR: wrong number of arguments for 'put' (given 2, "
-		 "expected 4 to 5); usage: put 't1', 'r1', 'cf:q', "
-		 "'value'[, ts] (line 2)\n"},
-		{"create 't', 'cf'\nscan 't',\n  {LIMIT => 'x'}\n",
-		 "ERROR: LIMIT must be an integer, got a string (line 2)\n"},
-		{"scan 't', {LIMIT => 1,\n  STOPROW 'x'}\n",
-		 "ERROR: syntax error at column 11: expected '=>' after hash "
-		 "key, got ''' (line 2)\n"},
-		{"scan 't', {LIMITS => 1}\n",
-		 "ERROR: scan: unknown option 'LIMITS' (known: STARTROW, "
-		 "STOPROW, ROWPREFIXFILTER, LIMIT, REVERSED, COLUMN, COLUMNS, "
-		 "VERSIONS, TIMERANGE, TIMESTAMP, FILTER, RAW, CACHE, BATCH, "
-		 "CACHE_BLOCKS, FORMATTER, MAXLENGTH) (line 1)\n"},
-		{"create 'd', 'cf', SPLITS => ['b', 'a', 'b']\n",
-		 "ERROR: split key 'b' is given twice (line 1)\n"},
-		{"create 'd', 'cf', NUMREGIONS => 4\n",
-		 "ERROR: NUMREGIONS and SPLITALGO go together, e.g. "
-		 "NUMREGIONS => 16, SPLITALGO => 'HexStringSplit' (line 1)\n"},
-		{"create 'd', 'cf', SPLIT_POLICY => 'FooPolicy'\n",
-		 "ERROR: unknown SPLIT_POLICY 'FooPolicy' (known: "
-		 "SteppingSplitPolicy, ConstantSizeRegionSplitPolicy, "
-		 "IncreasingToUpperBoundRegionSplitPolicy, "
-		 "KeyPrefixRegionSplitPolicy, "
-		 "DelimitedKeyPrefixRegionSplitPolicy, "
-		 "DisabledRegionSplitPolicy) (line 1)\n"},
-		{"create 'd', 'cf', FOO => 1\n",
-		 "ERROR: unknown table attribute 'FOO' (line 1)\n"},
-		{"get 'd', 'r', {FORMATTER => 'toLong'}\n",
-		 "ERROR: FORMATTER must be 'toString' or 'toStringBinary' (per "
-		 "column: 'cf:q:toLong'), got 'toLong' (line 1)\n"},
-		{"create 't'\n",
-		 "ERROR: create needs at least one column family, e.g. create "
-		 "'t', 'cf' (line 1)\n"},
-		{"create 't', {NAME => 'cf', BLOOMFILTER => 'FOO'}\n",
-		 "ERROR: BLOOMFILTER 'FOO' is not supported (use one of: "
-		 "NONE, ROW, ROWCOL) (line 1)\n"},
-		{"create 't', {NAME => 'cf', COLOUR => 1}\n",
-		 "ERROR: unknown column family attribute 'COLOUR' (line 1)\n"},
-		{"create 't', 'cf'\nscan 't', {ROWPREFIXFILTER => 1}\n",
-		 "ERROR: ROWPREFIXFILTER must be a string, got an integer "
-		 "(line 2)\n"},
-		{"get 'nosuch', 'r'\n",
-		 "ERROR: table 'nosuch' does not exist (line 1)\n"},
-		{"put 't', 'r', 'c:q', \"open\n",
-		 "ERROR: unexpected end of input: unclosed string, bracket or "
-		 "trailing comma (line 1)\n"},
+	    {"frobnicate 't'\n",
+	     "ERROR: unknown command 'frobnicate'; type 'help' for the "
+	     "list of commands (line 1)\n"},
+	    {"list\nput 't', 'r'\n",
+	     "ERROR: wrong number of arguments for 'put' (given 2, "
+	     "expected 4 to 5); usage: put 't1', 'r1', 'cf:q', "
+	     "'value'[, ts] (line 2)\n"},
+	    {"create 't', 'cf'\nscan 't',\n  {LIMIT => 'x'}\n",
+	     "ERROR: LIMIT must be an integer, got a string (line 2)\n"},
+	    {"scan 't', {LIMIT => 1,\n  STOPROW 'x'}\n",
+	     "ERROR: syntax error at column 11: expected '=>' after hash "
+	     "key, got ''' (line 2)\n"},
+	    {"scan 't', {LIMITS => 1}\n",
+	     "ERROR: scan: unknown option 'LIMITS' (known: STARTROW, "
+	     "STOPROW, ROWPREFIXFILTER, LIMIT, REVERSED, COLUMN, COLUMNS, "
+	     "VERSIONS, TIMERANGE, TIMESTAMP, FILTER, RAW, CACHE, BATCH, "
+	     "CACHE_BLOCKS, FORMATTER, MAXLENGTH) (line 1)\n"},
+	    {"create 'd', 'cf', SPLITS => ['b', 'a', 'b']\n",
+	     "ERROR: split key 'b' is given twice (line 1)\n"},
+	    {"create 'd', 'cf', NUMREGIONS => 4\n",
+	     "ERROR: NUMREGIONS and SPLITALGO go together, e.g. "
+	     "NUMREGIONS => 16, SPLITALGO => 'HexStringSplit' (line 1)\n"},
+	    {"create 'd', 'cf', SPLIT_POLICY => 'FooPolicy'\n",
+	     "ERROR: unknown SPLIT_POLICY 'FooPolicy' (known: "
+	     "SteppingSplitPolicy, ConstantSizeRegionSplitPolicy, "
+	     "IncreasingToUpperBoundRegionSplitPolicy, "
+	     "KeyPrefixRegionSplitPolicy, "
+	     "DelimitedKeyPrefixRegionSplitPolicy, "
+	     "DisabledRegionSplitPolicy) (line 1)\n"},
+	    {"create 'd', 'cf', FOO => 1\n",
+	     "ERROR: unknown table attribute 'FOO' (line 1)\n"},
+	    {"get 'd', 'r', {FORMATTER => 'toLong'}\n",
+	     "ERROR: FORMATTER must be 'toString' or 'toStringBinary' (per "
+	     "column: 'cf:q:toLong'), got 'toLong' (line 1)\n"},
+	    {"create 't'\n",
+	     "ERROR: create needs at least one column family, e.g. create "
+	     "'t', 'cf' (line 1)\n"},
+	    {"create 't', {NAME => 'cf', BLOOMFILTER => 'FOO'}\n",
+	     "ERROR: BLOOMFILTER 'FOO' is not supported (use one of: "
+	     "NONE, ROW, ROWCOL) (line 1)\n"},
+	    {"create 't', {NAME => 'cf', COLOUR => 1}\n",
+	     "ERROR: unknown column family attribute 'COLOUR' (line 1)\n"},
+	    {"create 't', 'cf'\nscan 't', {ROWPREFIXFILTER => 1}\n",
+	     "ERROR: ROWPREFIXFILTER must be a string, got an integer "
+	     "(line 2)\n"},
+	    {"get 'nosuch', 'r'\n",
+	     "ERROR: table 'nosuch' does not exist (line 1)\n"},
+	    {"put 't', 'r', 'c:q', \"open\n",
+	     "ERROR: unexpected end of input: unclosed string, bracket or "
+	     "trailing comma (line 1)\n"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		fresh_dir("shell_errmsg");
@@ -847,11 +881,13 @@ static void test_e2e_script_file_and_help(void)
 	snprintf(extra, sizeof extra, "'%s'", script);
 	run r = run_shell_args("", extra);
 	CHECK_INT(r.status, 0);
-	CHECK_STR(r.out, "Created table t\n"
-			 "=> Hbase::Table - t\n"
-			 "COLUMN                                   CELL\n"
-			 " cf:q                                    timestamp=7, value=v\n"
-			 "1 row(s)\n");
+	CHECK_STR(
+	    r.out,
+	    "Created table t\n"
+	    "=> Hbase::Table - t\n"
+	    "COLUMN                                   CELL\n"
+	    " cf:q                                    timestamp=7, value=v\n"
+	    "1 row(s)\n");
 	run_free(&r);
 
 	r = run_shell_args("", "--help");
@@ -874,14 +910,198 @@ static void test_e2e_script_file_and_help(void)
 	run_free(&r);
 }
 
+/* ---- random statements: never crash, only ERROR lines ---------------------
+ */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+
+static unsigned rnd(unsigned n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (unsigned)(rng_state % n);
+}
+
+#define PICK(arr) (arr)[rnd(sizeof(arr) / sizeof *(arr))]
+
+static void random_value(sbx_buf *b, int depth)
+{
+	static const char *const strs[] = {
+	    "'t'",
+	    "'t2'",
+	    "'cf'",
+	    "'cf2'",
+	    "'cf:a'",
+	    "'cf2:c:toLong'",
+	    "'r1'",
+	    "\"r\\x00\"",
+	    "''",
+	    "'ns:t'",
+	    "'ns'",
+	    "'delete'",
+	    "\"PrefixFilter('r')\"",
+	    "\"PageFilter(1) AND KeyOnlyFilter()\"",
+	    "\"ValueFilter(=, 'binary:v'\"",
+	    "'HexStringSplit'",
+	    "'ROWCOL'",
+	    "'TTL'",
+	    "'cf:'",
+	    "'bad name!'",
+	    "'m'"};
+	static const char *const nums[] = {"0",
+					   "1",
+					   "3",
+					   "-1",
+					   "100",
+					   "1700000000000",
+					   "9223372036854775807",
+					   "-9223372036854775808"};
+	static const char *const keys[] = {"NAME",
+					   "VERSIONS",
+					   "TTL",
+					   "COLUMNS",
+					   "LIMIT",
+					   "STARTROW",
+					   "STOPROW",
+					   "REVERSED",
+					   "RAW",
+					   "FILTER",
+					   "TIMERANGE",
+					   "TIMESTAMP",
+					   "SPLITS",
+					   "METHOD",
+					   "ROWPREFIXFILTER",
+					   "BATCH",
+					   "INTERVAL",
+					   "MAXLENGTH",
+					   "FORMATTER",
+					   "NUMREGIONS",
+					   "SPLITALGO",
+					   "SPLIT_POLICY",
+					   "MAX_FILESIZE",
+					   "METADATA",
+					   "BLOOMFILTER",
+					   "KEEP_DELETED_CELLS",
+					   "MIN_VERSIONS",
+					   "IN_MEMORY",
+					   "'delete'"};
+	unsigned r = rnd(100);
+	const char *lit = NULL;
+	if (r < 45 || depth > 2)
+		lit = PICK(strs);
+	else if (r < 65)
+		lit = PICK(nums);
+	else if (r < 72)
+		lit = rnd(2) ? "true" : "nil";
+	if (lit) {
+		sbx_buf_append(b, lit, strlen(lit));
+		return;
+	}
+	bool hash = r >= 82;
+	sbx_buf_push(b, hash ? '{' : '[');
+	for (unsigned i = 0, n = rnd(4); i < n; i++) {
+		if (i)
+			sbx_buf_append(b, ", ", 2);
+		if (hash) {
+			const char *k = PICK(keys);
+			sbx_buf_append(b, k, strlen(k));
+			sbx_buf_append(b, " => ", 4);
+		}
+		random_value(b, depth + 1);
+	}
+	sbx_buf_push(b, hash ? '}' : ']');
+}
+
+static void test_e2e_random_statements(void)
+{
+	static const struct {
+		const char *name;
+		unsigned min, max;
+	} cmds[] = {{"create", 1, 4},
+		    {"alter", 1, 3},
+		    {"describe", 1, 1},
+		    {"list", 0, 1},
+		    {"disable", 1, 1},
+		    {"enable", 1, 1},
+		    {"drop", 1, 1},
+		    {"truncate", 1, 1},
+		    {"put", 4, 5},
+		    {"get", 2, 4},
+		    {"scan", 1, 2},
+		    {"count", 1, 2},
+		    {"delete", 3, 4},
+		    {"deleteall", 2, 4},
+		    {"incr", 3, 4},
+		    {"get_counter", 3, 3},
+		    {"append", 4, 4},
+		    {"flush", 1, 1},
+		    {"major_compact", 1, 1},
+		    {"split", 1, 2},
+		    {"status", 0, 1},
+		    {"drop_namespace", 1, 1},
+		    {"list_namespace_tables", 1, 1},
+		    {"get_splits", 1, 1},
+		    {"list_regions", 1, 1}};
+	static const char *const tables[] = {"'t'", "'t2'", "'ns:t'", "'ns'"};
+	static const char *const noise[] = {"'",  "\"", "{",  "[",
+					    "=>", ",",	"\\", "#"};
+	sbx_buf script = {0};
+	const char *setup = "create 't', 'cf', {NAME => 'cf2', VERSIONS => 3}\n"
+			    "create_namespace 'ns'\ncreate 'ns:t', 'cf'\n";
+	sbx_buf_append(&script, setup, strlen(setup));
+	for (int i = 0; i < 400; i++) {
+		sbx_buf line = {0};
+		unsigned c = rnd(sizeof cmds / sizeof *cmds);
+		unsigned n = cmds[c].min + rnd(cmds[c].max - cmds[c].min + 1);
+		sbx_buf_append(&line, cmds[c].name, strlen(cmds[c].name));
+		for (unsigned a = 0; a < n; a++) {
+			sbx_buf_append(&line, a ? ", " : " ", a ? 2 : 1);
+			if (a == 0) {
+				const char *t = PICK(tables);
+				sbx_buf_append(&line, t, strlen(t));
+			} else {
+				random_value(&line, 0);
+			}
+		}
+		if (rnd(20) == 0) { /* break the syntax somewhere */
+			const char *x = PICK(noise);
+			size_t at = rnd((unsigned)line.len);
+			sbx_buf_reserve(&line, strlen(x));
+			memmove(line.data + at + strlen(x), line.data + at,
+				line.len - at);
+			memcpy(line.data + at, x, strlen(x));
+			line.len += strlen(x);
+		}
+		sbx_buf_append(&script, line.data, line.len);
+		sbx_buf_push(&script, '\n');
+		sbx_buf_free(&line);
+	}
+	sbx_buf_push(&script, 0);
+	fresh_dir("shell_random");
+	run r = run_shell_args((const char *)script.data, "--keep-going");
+	CHECK(r.status == 0 || r.status == 1);
+	/* Every stderr line is a reported error, none a sanitizer's. */
+	size_t bad = 0;
+	for (char *l = r.err; *l;) {
+		char *nl = strchr(l, '\n');
+		if (strncmp(l, "ERROR: ", 7) && bad++ < 5)
+			fprintf(stderr, "unexpected stderr: %.200s\n", l);
+		l = nl ? nl + 1 : l + strlen(l);
+	}
+	CHECK_INT(bad, 0);
+	run_free(&r);
+	sbx_buf_free(&script);
+}
+
 TEST_MAIN(T(test_parse_basic), T(test_parse_quoting), T(test_parse_numbers),
 	  T(test_parse_hashes_arrays), T(test_parse_incomplete),
 	  T(test_parse_errors), T(test_binary_format),
 	  T(test_e2e_create_put_get_scan), T(test_e2e_timing_line),
 	  T(test_e2e_binary_keys), T(test_e2e_delete_is_delete_column),
-	  T(test_e2e_scan_options), T(test_e2e_get_options),
-	  T(test_e2e_schema), T(test_e2e_regions), T(test_e2e_formatters),
-	  T(test_e2e_namespaces), T(test_e2e_counters),
-	  T(test_e2e_stops_at_first_error), T(test_e2e_keep_going),
-	  T(test_e2e_error_messages),
-	  T(test_e2e_filter_errors), T(test_e2e_script_file_and_help))
+	  T(test_e2e_scan_options), T(test_e2e_get_options), T(test_e2e_schema),
+	  T(test_e2e_regions), T(test_e2e_formatters), T(test_e2e_namespaces),
+	  T(test_e2e_counters), T(test_e2e_stops_at_first_error),
+	  T(test_e2e_keep_going), T(test_e2e_error_messages),
+	  T(test_e2e_filter_errors), T(test_e2e_random_statements),
+	  T(test_e2e_script_file_and_help))

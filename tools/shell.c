@@ -326,6 +326,55 @@ static void history_path(char *out, size_t cap)
 		out[0] = 0;
 }
 
+/* Tab completion: command names first on the line, table names after.
+ * readline's callbacks carry no context, hence these two statics (only
+ * the interactive loop sets them). */
+static shell *completion_shell;
+static char **completion_names;
+
+static char **command_names(void)
+{
+	char **v = calloc(NCOMMANDS + 1, sizeof *v);
+	for (size_t i = 0; v && i < NCOMMANDS; i++)
+		v[i] = strdup(commands[i].name);
+	return v;
+}
+
+static char *complete_next(const char *text, int state)
+{
+	static size_t next;
+	if (!state)
+		next = 0;
+	size_t len = strlen(text);
+	while (completion_names && completion_names[next]) {
+		const char *name = completion_names[next++];
+		if (!strncmp(name, text, len))
+			return strdup(name);
+	}
+	return NULL;
+}
+
+static char **complete(const char *text, int start, int end)
+{
+	(void)end;
+	bool first_word = true;
+	for (int i = 0; i < start && rl_line_buffer[i]; i++)
+		if (rl_line_buffer[i] != ' ' && rl_line_buffer[i] != '\t')
+			first_word = false;
+	sbx_strv_free(completion_names);
+	completion_names = NULL;
+	if (first_word) {
+		completion_names = command_names();
+		rl_completion_append_character = ' ';
+	} else if (sbx_table_list(&completion_names, completion_shell->db)) {
+		completion_names = NULL;
+	} else {
+		rl_completion_append_character = '\'';
+	}
+	rl_attempted_completion_over = 1;
+	return rl_completion_matches(text, complete_next);
+}
+
 static int interactive_loop(shell *sh)
 {
 	char hist[4096], prompt[64];
@@ -334,6 +383,8 @@ static int interactive_loop(shell *sh)
 	history_path(hist, sizeof hist);
 	using_history();
 	stifle_history(1000);
+	completion_shell = sh;
+	rl_attempted_completion_function = complete;
 	if (hist[0])
 		read_history(hist);
 	/* Ctrl-C stops the running command or clears the line, never the
@@ -381,6 +432,8 @@ static int interactive_loop(shell *sh)
 	}
 	if (hist[0])
 		write_history(hist);
+	sbx_strv_free(completion_names);
+	completion_names = NULL;
 	free(stmt.data);
 	return 0;
 }

@@ -618,6 +618,14 @@ static int scan_spec(shell *sh, const sbx_shell_cmd *c, read_spec *r,
 			return shell_fail(sh, "out of memory");
 		sbx_scan_opts_set_prefix(&r->scan, b, len, r->prefix_stop);
 	}
+	/* count reads only each row's first cell, as HBase's count does
+	 * with a FirstKeyOnlyFilter. */
+	if (allowed == count_keys && !r->filter) {
+		int frc = sbx_filter_new_first_key_only(&r->filter);
+		if (frc)
+			return shell_lib_fail(sh, frc, NULL);
+		r->scan.read.filter = r->filter;
+	}
 	if (shell_open_table(sh, &c->args[0], t))
 		return -1;
 	int rc = sbx_scanner_open(s, *t, &r->scan);
