@@ -395,7 +395,7 @@ static void test_check_and_mutate(void)
 static void test_compaction_gc(void)
 {
 	SKIP_ON_REMOTE("HBase REST has no raw scans, flush or major compaction");
-	setup("gc", 2);
+	setup("gc", 1);
 	REQUIRE(t);
 	for (int ts = 1; ts <= 3; ts++)
 		CHECK_INT(put1(t, "r", "cf", "q", ts, "v"), SBX_OK);
@@ -409,30 +409,7 @@ static void test_compaction_gc(void)
 		  "d/cf:q@5!DeleteColumn=;d/cf:q@1=v;|r/cf:q@3=v;r/cf:q@2=v;r/cf:q@1=v;");
 	CHECK_INT(sbx_table_flush(db, "t"), SBX_OK);
 	CHECK_INT(sbx_table_major_compact(db, "t"), SBX_OK);
-	/* VERSIONS=2 keeps two; the marker and what it masked are gone */
-	CHECK_STR(scan_str(t, &so, true), "r/cf:q@3=v;r/cf:q@2=v;");
-	teardown();
-}
-
-/* A family keeping one version drops the version a newer put replaces at
- * write time, as HBase's flush would; an older put is kept as excess. */
-static void test_one_version_replaced_at_write(void)
-{
-	SKIP_ON_REMOTE("HBase REST has no raw scans");
-	setup("replaced", 1);
-	REQUIRE(t);
-	for (int ts = 1; ts <= 3; ts++)
-		CHECK_INT(put1(t, "r", "cf", "q", ts, "v"), SBX_OK);
-	sbx_scan_opts so;
-	sbx_scan_opts_init(&so);
-	so.read.raw = true;
-	so.read.max_versions = 0;
 	CHECK_STR(scan_str(t, &so, true), "r/cf:q@3=v;");
-	CHECK_INT(put1(t, "r", "cf", "q", 2, "older"), SBX_OK);
-	CHECK_STR(scan_str(t, &so, true), "r/cf:q@3=v;r/cf:q@2=older;");
-	sbx_read_opts o;
-	sbx_read_opts_init(&o);
-	CHECK_STR(get_str(t, "r", &o, true), "r/cf:q@3=v;");
 	teardown();
 }
 
@@ -470,5 +447,4 @@ TEST_MAIN(T(test_sort_order), T(test_many_versions_seek), T(test_versions), T(te
 	  T(test_major_compaction_changes_results_quirk),
 	  T(test_server_timestamps_increase), T(test_ttl_and_min_versions),
 	  T(test_keep_deleted_cells), T(test_increment_append),
-	  T(test_check_and_mutate), T(test_compaction_gc),
-	  T(test_one_version_replaced_at_write))
+	  T(test_check_and_mutate), T(test_compaction_gc))

@@ -410,7 +410,6 @@ static void engine_free(engine *e)
 	}
 	for (int i = 0; i < ENGINE_ROW_STRIPES; i++)
 		pthread_mutex_destroy(&e->stripe_lock[i]);
-	free(e->last_put);
 	pthread_mutex_destroy(&e->admin_lock);
 	pthread_rwlock_destroy(&e->catalog_lock);
 	free(e);
@@ -447,11 +446,6 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 	for (int i = 0; i < ENGINE_ROW_STRIPES; i++)
 		pthread_mutex_init(&e->stripe_lock[i], NULL);
 	e->next_table_id = 1;
-	e->last_put = calloc(ENGINE_LAST_PUT_SLOTS, sizeof *e->last_put);
-	if (!e->last_put) {
-		engine_free(e);
-		return SBX_ENOMEM_SET();
-	}
 	e->nservers = opts->region_servers < 1 ? 1
 		      : opts->region_servers > ENGINE_MAX_SERVERS ? ENGINE_MAX_SERVERS
 		      : opts->region_servers;

@@ -17,7 +17,6 @@
 #include <stdatomic.h>
 
 #define ENGINE_ROW_STRIPES 1024
-#define ENGINE_LAST_PUT_SLOTS 65536
 
 /* Garbage-collection parameters of a family, read by compaction filters
  * running on background threads; updated by alter under `lock`. */
@@ -102,16 +101,6 @@ typedef struct engine {
 
 	pthread_mutex_t stripe_lock[ENGINE_ROW_STRIPES];
 	int64_t stripe_ts[ENGINE_ROW_STRIPES];
-
-	/* The last put's timestamp per (family, row, qualifier), by hash, so a
-	 * put to a VERSIONS=1 family can delete the version it replaces (what
-	 * HBase's flush would drop) without reading. Lossy and racy by design:
-	 * a stale or colliding entry only ever names an older version of the
-	 * same column, which is excess once the new put lands. */
-	struct last_put {
-		_Atomic uint64_t hash;
-		_Atomic int64_t ts;
-	} *last_put;
 } engine;
 
 /* A table handle: the engine plus a counted reference to the table. */

@@ -139,40 +139,6 @@ static int put_cell(rocksdb_writebatch_t *wb, sbx_buf *key, family *f,
 	return SBX_OK;
 }
 
-/*
- * For a family keeping one version and no deleted cells, delete the
- * version a newer put replaces, as HBase's flush drops excess versions;
- * otherwise hot rows pile up versions that every read must step over until
- * a compaction. Only a strictly older version of the same column is ever
- * named, so a stale or colliding cache entry is harmless.
- */
-static int drop_replaced_version(engine *e, rocksdb_writebatch_t *wb,
-				 sbx_buf *key, family *f, const uint8_t *row,
-				 size_t rl, const uint8_t *q, size_t ql,
-				 int64_t ts)
-{
-	if (f->desc.max_versions != 1 || f->desc.min_versions != 0 ||
-	    f->desc.keep_deleted_cells != SBX_KEEP_DELETED_FALSE)
-		return SBX_OK;
-	uint64_t h = XXH3_64bits_withSeed(
-		q, ql, XXH3_64bits_withSeed(row, rl, (uint64_t)(uintptr_t)f));
-	struct last_put *slot = &e->last_put[h % ENGINE_LAST_PUT_SLOTS];
-	uint64_t seen = atomic_load_explicit(&slot->hash, memory_order_relaxed);
-	int64_t prev = atomic_load_explicit(&slot->ts, memory_order_relaxed);
-	if (seen == h && prev >= ts)
-		return SBX_OK; /* an older or equal put: nothing to replace */
-	atomic_store_explicit(&slot->hash, h, memory_order_relaxed);
-	atomic_store_explicit(&slot->ts, ts, memory_order_relaxed);
-	if (seen != h || prev < 0)
-		return SBX_OK;
-	key->len = 0;
-	int rc = cellkey_encode(key, row, rl, q, ql, prev, SBX_CELL_PUT);
-	if (!rc)
-		rocksdb_writebatch_delete_cf(wb, f->cf, (const char *)key->data,
-					     key->len);
-	return rc;
-}
-
 /* Add m's cells to wb. REQUIRES: row stripe lock and t->lock (read) held. */
 static int build_row_batch(engine *e, table *t, const sbx_mutation *m,
 			   int64_t now_ts, rocksdb_writebatch_t *wb,
@@ -193,12 +159,9 @@ static int build_row_batch(engine *e, table *t, const sbx_mutation *m,
 		const uint8_t *q = mut_qual(m, op);
 		switch (op->kind) {
 		case MUT_PUT:
-			rc = drop_replaced_version(e, wb, &key, f, row, rl, q,
-						   op->qual_len, ts);
-			if (!rc)
-				rc = put_cell(wb, &key, f, row, rl, q,
-					      op->qual_len, ts, SBX_CELL_PUT,
-					      mut_value(m, op), op->value_len);
+			rc = put_cell(wb, &key, f, row, rl, q, op->qual_len, ts,
+				      SBX_CELL_PUT, mut_value(m, op),
+				      op->value_len);
 			break;
 		case MUT_DELETE_ROW:
 			for (size_t j = 0; !rc && j < t->nfams; j++)
