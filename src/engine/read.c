@@ -585,10 +585,10 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 			}
 		}
 		if (skip_column && !fam_marker) {
-			/* HBase's seek-or-skip: step over a few versions, then
+			/* HBase's seek-or-skip: step over two versions, then
 			 * seek past the column (never past the empty
 			 * qualifier's, which holds the family markers). */
-			if (++skipped > 8 && r->qual.len > 0 && !r->rb.active) {
+			if (++skipped > 2 && r->qual.len > 0 && !r->rb.active) {
 				if (sbx_buf_set(&r->seek, r->colkey.data,
 						r->colkey.len))
 					return SBX_ENOMEM_SET();
