@@ -682,6 +682,53 @@ static void test_e2e_formatters(void)
 	run_free(&r);
 }
 
+static void test_e2e_maintenance(void)
+{
+	fresh_dir("shell_maint");
+	run r = run_shell("create 't', {NAME => 'cf', VERSIONS => 2}, "
+			  "SPLITS => ['m']\n"
+			  "put 't', 'r', 'cf:a', '1', 1\n"
+			  "put 't', 'r', 'cf:a', '2', 2\n"
+			  "put 't', 'r', 'cf:a', '3', 3\n"
+			  "flush 't'\n"
+			  "major_compact 't'\n"
+			  "scan 't', {RAW => true, VERSIONS => 5}\n"
+			  "delete 't', 'r', 'cf:a'\n"
+			  "major_compact 't'\n"
+			  "scan 't', {RAW => true, VERSIONS => 5}\n"
+			  "put 't', 'z', 'cf:a', 'v', 1\n"
+			  "truncate_preserve 't'\n"
+			  "get_splits 't'\n"
+			  "truncate 't'\n"
+			  "get_splits 't'\n"
+			  "describe_namespace 'default'\n");
+	CHECK_INT(r.status, 0);
+	CHECK_STR(r.err, "");
+	CHECK_STR(r.out,
+		  "Created table t\n"
+		  "=> Hbase::Table - t\n"
+		  "ROW                                      COLUMN+CELL\n"
+		  " r                                       column=cf:a, "
+		  "timestamp=3, value=3\n"
+		  " r                                       column=cf:a, "
+		  "timestamp=2, value=2\n"
+		  "1 row(s)\n"
+		  "ROW                                      COLUMN+CELL\n"
+		  "0 row(s)\n"
+		  "Truncating 't' table (it may take a while):\n"
+		  "Truncating table...\n"
+		  "Total number of splits = 2\n"
+		  "m\n"
+		  "=> [\"m\"]\n"
+		  "Truncating 't' table (it may take a while):\n"
+		  "Truncating table...\n"
+		  "Total number of splits = 1\n"
+		  "=> []\n"
+		  "DESCRIPTION\n"
+		  "{NAME => 'default'}\n");
+	run_free(&r);
+}
+
 static void test_e2e_namespaces(void)
 {
 	fresh_dir("shell_ns");
@@ -1101,7 +1148,7 @@ TEST_MAIN(T(test_parse_basic), T(test_parse_quoting), T(test_parse_numbers),
 	  T(test_e2e_binary_keys), T(test_e2e_delete_is_delete_column),
 	  T(test_e2e_scan_options), T(test_e2e_get_options), T(test_e2e_schema),
 	  T(test_e2e_regions), T(test_e2e_formatters), T(test_e2e_namespaces),
-	  T(test_e2e_counters), T(test_e2e_stops_at_first_error),
-	  T(test_e2e_keep_going), T(test_e2e_error_messages),
-	  T(test_e2e_filter_errors), T(test_e2e_random_statements),
-	  T(test_e2e_script_file_and_help))
+	  T(test_e2e_maintenance), T(test_e2e_counters),
+	  T(test_e2e_stops_at_first_error), T(test_e2e_keep_going),
+	  T(test_e2e_error_messages), T(test_e2e_filter_errors),
+	  T(test_e2e_random_statements), T(test_e2e_script_file_and_help))

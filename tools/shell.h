@@ -153,6 +153,7 @@ int shell_cmd_is_enabled(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_is_disabled(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_drop(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_truncate(shell *sh, const sbx_shell_cmd *c);
+int shell_cmd_truncate_preserve(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_flush(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_major_compact(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_split(shell *sh, const sbx_shell_cmd *c);
@@ -162,6 +163,7 @@ int shell_cmd_status(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_create_namespace(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_drop_namespace(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_list_namespace(shell *sh, const sbx_shell_cmd *c);
+int shell_cmd_describe_namespace(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_list_namespace_tables(shell *sh, const sbx_shell_cmd *c);
 
 int shell_cmd_put(shell *sh, const sbx_shell_cmd *c);

@@ -507,7 +507,9 @@ int shell_cmd_major_compact(shell *sh, const sbx_shell_cmd *c)
 	return table_op(sh, c, sbx_table_major_compact);
 }
 
-int shell_cmd_truncate(shell *sh, const sbx_shell_cmd *c)
+/* truncate drops the data and, as HBase's, the pre-splits (the empty
+ * table is one region again); truncate_preserve keeps the regions. */
+static int truncate_table(shell *sh, const sbx_shell_cmd *c, bool preserve)
 {
 	const char *table;
 	if (shell_text(sh, &c->args[0], "table name", &table))
@@ -517,8 +519,27 @@ int shell_cmd_truncate(shell *sh, const sbx_shell_cmd *c)
 	int rc = sbx_table_truncate(sh->db, table);
 	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
+	sbx_region_info *r;
+	size_t n;
+	if (!preserve && !(rc = sbx_table_regions(&r, &n, sh->db, table))) {
+		sbx_region_infos_free(r, n);
+		for (size_t i = 1; !rc && i < n; i++)
+			rc = sbx_table_merge(sh->db, table, "", 0);
+	}
+	if (rc)
+		return shell_lib_fail(sh, rc, NULL);
 	fprintf(sh->out, "Truncating table...\n");
 	return 0;
+}
+
+int shell_cmd_truncate(shell *sh, const sbx_shell_cmd *c)
+{
+	return truncate_table(sh, c, false);
+}
+
+int shell_cmd_truncate_preserve(shell *sh, const sbx_shell_cmd *c)
+{
+	return truncate_table(sh, c, true);
 }
 
 static int enabled_query(shell *sh, const sbx_shell_cmd *c, bool want)
@@ -574,6 +595,32 @@ int shell_cmd_drop_namespace(shell *sh, const sbx_shell_cmd *c)
 	return rc ? shell_lib_fail(sh, rc, NULL) : 0;
 }
 
+static int namespace_exists(shell *sh, const char *ns, bool *found)
+{
+	char **spaces;
+	int rc = sbx_namespace_list(&spaces, sh->db);
+	if (rc)
+		return shell_lib_fail(sh, rc, NULL);
+	*found = false;
+	for (size_t i = 0; spaces[i]; i++)
+		*found = *found || !strcmp(spaces[i], ns);
+	sbx_strv_free(spaces);
+	return 0;
+}
+
+int shell_cmd_describe_namespace(shell *sh, const sbx_shell_cmd *c)
+{
+	const char *ns;
+	bool found;
+	if (shell_text(sh, &c->args[0], "namespace name", &ns) ||
+	    namespace_exists(sh, ns, &found))
+		return -1;
+	if (!found)
+		return shell_fail(sh, "namespace '%s' does not exist", ns);
+	fprintf(sh->out, "DESCRIPTION\n{NAME => '%s'}\n", ns);
+	return 0;
+}
+
 int shell_cmd_list_namespace(shell *sh, const sbx_shell_cmd *c)
 {
 	char **names;
@@ -592,19 +639,15 @@ int shell_cmd_list_namespace(shell *sh, const sbx_shell_cmd *c)
 int shell_cmd_list_namespace_tables(shell *sh, const sbx_shell_cmd *c)
 {
 	const char *ns;
-	char **spaces, **tables;
-	if (shell_text(sh, &c->args[0], "namespace name", &ns))
+	char **tables;
+	bool found;
+	if (shell_text(sh, &c->args[0], "namespace name", &ns) ||
+	    namespace_exists(sh, ns, &found))
 		return -1;
-	int rc = sbx_namespace_list(&spaces, sh->db);
-	if (rc)
-		return shell_lib_fail(sh, rc, NULL);
-	bool found = false;
-	for (size_t i = 0; spaces[i]; i++)
-		found = found || !strcmp(spaces[i], ns);
-	sbx_strv_free(spaces);
 	if (!found)
 		return shell_fail(sh, "namespace '%s' does not exist", ns);
-	if ((rc = sbx_table_list(&tables, sh->db)))
+	int rc = sbx_table_list(&tables, sh->db);
+	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
 	size_t keep = 0, nslen = strlen(ns);
 	bool is_default = !strcmp(ns, "default");
