@@ -99,6 +99,7 @@ struct reader {
 	bool hint_pending;
 	sbx_filter_hint hint;
 	rowbuf rb;
+	size_t last_bytes, last_cells; /* the previous row's result size */
 };
 
 /* ---- cursors ---- */
@@ -796,7 +797,8 @@ static int assemble_row(reader *r, sbx_result **out)
 			}
 		}
 		sbx_result *res;
-		if ((rc = result_new(&res, row.data, row.len)))
+		if ((rc = result_new_sized(&res, row.data, row.len,
+					   r->last_bytes, r->last_cells)))
 			break;
 		r->prefix.len = 0;
 		if ((rc = cellkey_row_start(&r->prefix, row.data, row.len))) {
@@ -831,8 +833,11 @@ static int assemble_row(reader *r, sbx_result **out)
 			else
 				rc = cur_skip_row(r, c, row.data, row.len);
 		}
-		if (!rc)
+		if (!rc) {
+			r->last_bytes = res->arena.len; /* size the next row */
+			r->last_cells = res->n;
 			rc = result_finish(res);
+		}
 		if (rc) {
 			sbx_result_free(res);
 			break;

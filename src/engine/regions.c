@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 {
@@ -67,11 +68,20 @@ region *region_for_row(const table *t, const uint8_t *row, size_t len)
 	return t->nregions ? t->regions[lo] : NULL;
 }
 
+/* Load buckets are a second wide: the coarse clock (a few ms of
+ * resolution, no syscall) is plenty and is read on every routed row. */
+static int64_t coarse_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static load_slot *current_slot(engine *e, region *r)
 {
 	int64_t w = e->opts.metrics_bucket_ms > 0 ? e->opts.metrics_bucket_ms
 						  : 1000;
-	int64_t start = engine_now_ms() / w * w;
+	int64_t start = coarse_now_ms() / w * w;
 	load_slot *s = &r->slots[(start / w) % r->nslots];
 	int64_t seen = atomic_load(&s->start_ms);
 	if (seen != start &&
@@ -953,7 +963,7 @@ int engine_load(sbx_region_load **out, size_t *n, void *p, const char *name,
 	if (rc)
 		return rc;
 	int64_t w = e->opts.metrics_bucket_ms > 0 ? e->opts.metrics_bucket_ms : 1000;
-	int64_t cur = engine_now_ms() / w * w;
+	int64_t cur = coarse_now_ms() / w * w;
 	pthread_rwlock_rdlock(&t->lock);
 	size_t cnt = t->nregions;
 	sbx_region_load *v = calloc(cnt ? cnt : 1, sizeof *v);

@@ -9,19 +9,29 @@
 
 #include <stdlib.h>
 
-int result_new(sbx_result **out, const uint8_t *row, size_t row_len)
+int result_new_sized(sbx_result **out, const uint8_t *row, size_t row_len,
+		     size_t bytes, size_t cells)
 {
 	sbx_result *r = calloc(1, sizeof *r);
 	if (!r)
 		return SBX_ENOMEM_SET();
-	if (sbx_buf_append(&r->arena, row, row_len) ||
-	    sbx_buf_reserve(&r->arena, 1)) {
+	if (sbx_buf_reserve(&r->arena, row_len + bytes + 1) ||
+	    sbx_buf_append(&r->arena, row, row_len)) {
 		free(r);
 		return SBX_ENOMEM_SET();
+	}
+	if (cells) {
+		r->offs = malloc(cells * sizeof *r->offs);
+		r->cap = r->offs ? cells : 0;
 	}
 	r->row_len = row_len;
 	*out = r;
 	return SBX_OK;
+}
+
+int result_new(sbx_result **out, const uint8_t *row, size_t row_len)
+{
+	return result_new_sized(out, row, row_len, 0, 0);
 }
 
 int result_add(sbx_result *r, const char *family, size_t family_len,

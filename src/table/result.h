@@ -26,6 +26,10 @@ struct sbx_result {
 
 /* A new empty result for `row`. */
 int result_new(sbx_result **out, const uint8_t *row, size_t row_len);
+/* The same, with room reserved for about `bytes` of cell data and `cells`
+ * cells (e.g. the previous row's size), to spare regrowth. */
+int result_new_sized(sbx_result **out, const uint8_t *row, size_t row_len,
+		     size_t bytes, size_t cells);
 /* Append a cell (copies every byte). */
 int result_add(sbx_result *r, const char *family, size_t family_len,
 	       const uint8_t *qual, size_t qual_len, int64_t ts,
