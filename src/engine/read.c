@@ -907,11 +907,21 @@ int reader_next(reader *r, sbx_result **out)
 		return SBX_ITEROVER;
 	if (!r->started) {
 		r->started = true;
+		/* Seek to the bound rather than SeekToFirst/Last: a point get
+		 * then consults the row-prefix bloom filters. */
 		for (size_t i = 0; i < r->nfc; i++) {
-			if (r->reversed)
-				rocksdb_iter_seek_to_last(r->fc[i].it);
+			rocksdb_iterator_t *it = r->fc[i].it;
+			if (r->reversed && r->has_upper)
+				rocksdb_iter_seek_for_prev(
+					it, (const char *)r->upper.data,
+					r->upper.len);
+			else if (r->reversed)
+				rocksdb_iter_seek_to_last(it);
+			else if (r->has_lower)
+				rocksdb_iter_seek(it, (const char *)r->lower.data,
+						  r->lower.len);
 			else
-				rocksdb_iter_seek_to_first(r->fc[i].it);
+				rocksdb_iter_seek_to_first(it);
 			r->fc[i].row_valid = false;
 		}
 	}
