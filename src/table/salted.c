@@ -17,6 +17,8 @@
 typedef struct sub {
 	sbx_scanner *s;
 	sbx_result *cur; /* NULL when exhausted */
+	const uint8_t *key; /* cur's row key after the salt bytes */
+	size_t key_len;
 	size_t idx;
 } sub;
 
@@ -30,29 +32,19 @@ typedef struct merge {
 	int64_t limit, rows;
 	sbx_buf last_row;
 	bool have_last;
+	bool batched; /* results may be parts of rows */
 } merge;
-
-static int key_cmp(const merge *m, const sbx_result *a, const sbx_result *b)
-{
-	size_t al, bl;
-	const uint8_t *ak = sbx_result_row(a, &al), *bk = sbx_result_row(b, &bl);
-	size_t s = m->salt_len;
-	ak += al > s ? s : al;
-	bk += bl > s ? s : bl;
-	al = al > s ? al - s : 0;
-	bl = bl > s ? bl - s : 0;
-	size_t n = al < bl ? al : bl;
-	int c = n ? memcmp(ak, bk, n) : 0;
-	if (!c)
-		c = al < bl ? -1 : al > bl;
-	return m->reversed ? -c : c;
-}
 
 /* true if heap entry i should come out before entry j */
 static bool before(const merge *m, size_t i, size_t j)
 {
 	const sub *a = &m->subs[m->heap[i]], *b = &m->subs[m->heap[j]];
-	int c = key_cmp(m, a->cur, b->cur);
+	size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
+	int c = n ? memcmp(a->key, b->key, n) : 0;
+	if (!c)
+		c = a->key_len < b->key_len ? -1 : a->key_len > b->key_len;
+	if (m->reversed)
+		c = -c;
 	return c < 0 || (c == 0 && a->idx < b->idx);
 }
 
@@ -97,6 +89,11 @@ static int refill(merge *m, size_t k)
 	}
 	if (rc)
 		return rc;
+	size_t len;
+	const uint8_t *row = sbx_result_row(s->cur, &len);
+	size_t skip = len < m->salt_len ? len : m->salt_len;
+	s->key = row + skip;
+	s->key_len = len - skip;
 	m->heap[m->nheap++] = k;
 	sift_up(m, m->nheap - 1);
 	return SBX_OK;
@@ -124,17 +121,21 @@ static int merge_next(void *impl, sbx_table *t, sbx_result **out)
 		return SBX_ITEROVER;
 	size_t k = m->heap[0];
 	sbx_result *r = m->subs[k].cur;
-	size_t rl;
-	const uint8_t *row = sbx_result_row(r, &rl);
-	bool same_row = m->have_last && m->last_row.len == rl &&
-			!memcmp(m->last_row.data, row, rl);
-	if (!same_row) { /* limit counts rows; batch parts share a row */
+	/* limit counts rows; with batch, parts of one row come in a run */
+	bool same_row = false;
+	if (m->batched) {
+		size_t rl;
+		const uint8_t *row = sbx_result_row(r, &rl);
+		same_row = m->have_last && m->last_row.len == rl &&
+			   !memcmp(m->last_row.data, row, rl);
+		if (!same_row && sbx_buf_set(&m->last_row, row, rl))
+			return SBX_ENOMEM_SET();
+		m->have_last = true;
+	}
+	if (!same_row) {
 		if (m->limit > 0 && m->rows >= m->limit)
 			return SBX_ITEROVER;
 		m->rows++;
-		if (sbx_buf_set(&m->last_row, row, rl))
-			return SBX_ENOMEM_SET();
-		m->have_last = true;
 	}
 	m->subs[k].cur = NULL;
 	m->heap[0] = m->heap[--m->nheap];
@@ -176,6 +177,7 @@ int sbx_scanner_open_plan(sbx_scanner **out, sbx_table *t,
 	m->salt_len = plan->salt_len;
 	m->reversed = opts->reversed;
 	m->limit = opts->limit;
+	m->batched = opts->batch > 0;
 	if (!m->subs || !m->heap) {
 		merge_close(m, t);
 		return SBX_ENOMEM_SET();
