@@ -151,6 +151,9 @@ int cmd_serve(int argc, char **argv)
 	printf("saltbox serve: try  curl http://");
 	printf(host, so.bind);
 	printf(":%d/version   -- Ctrl-C stops\n", sbx_server_port(srv));
+	printf("saltbox serve: live regions and key heatmap at http://");
+	printf(host, so.bind);
+	printf(":%d/ui\n", sbx_server_port(srv));
 	fflush(stdout);
 
 	int sig = 0;
