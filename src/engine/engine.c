@@ -819,9 +819,7 @@ static int engine_table_list(char ***out, void *p)
 }
 
 /* Run an admin step on a table under the admin lock and its write lock. */
-typedef int (*table_admin_fn)(engine *e, table *t, const void *arg);
-
-static int with_table_admin(engine *e, const char *name, table_admin_fn fn,
+int engine_with_table_admin(engine *e, const char *name, table_fn fn,
 			    const void *arg)
 {
 	if (e->opts.read_only)
@@ -837,6 +835,21 @@ static int with_table_admin(engine *e, const char *name, table_admin_fn fn,
 			: fn(e, t, arg);
 	pthread_rwlock_unlock(&t->lock);
 	pthread_mutex_unlock(&e->admin_lock);
+	table_unref(t);
+	return rc;
+}
+
+/* Run a read of a table's state under its read lock. */
+int engine_with_table_read(engine *e, const char *name, table_fn fn,
+			   const void *arg)
+{
+	table *t;
+	int rc = engine_table_get(&t, e, name);
+	if (rc)
+		return rc;
+	pthread_rwlock_rdlock(&t->lock);
+	rc = fn(e, t, arg);
+	pthread_rwlock_unlock(&t->lock);
 	table_unref(t);
 	return rc;
 }
@@ -885,7 +898,7 @@ static int do_alter_family(engine *e, table *t, const void *arg)
 static int engine_alter_family(void *p, const char *name,
 			       const sbx_family_desc *d)
 {
-	return with_table_admin(p, name, do_alter_family, d);
+	return engine_with_table_admin(p, name, do_alter_family, d);
 }
 
 static int do_delete_family(engine *e, table *t, const void *arg)
@@ -920,7 +933,7 @@ static int do_delete_family(engine *e, table *t, const void *arg)
 
 static int engine_delete_family(void *p, const char *name, const char *family)
 {
-	return with_table_admin(p, name, do_delete_family, family);
+	return engine_with_table_admin(p, name, do_delete_family, family);
 }
 
 static int do_set_enabled(engine *e, table *t, const void *arg)
@@ -939,20 +952,19 @@ static int do_set_enabled(engine *e, table *t, const void *arg)
 
 static int engine_set_enabled(void *p, const char *name, bool enabled)
 {
-	return with_table_admin(p, name, do_set_enabled, &enabled);
+	return engine_with_table_admin(p, name, do_set_enabled, &enabled);
+}
+
+static int read_enabled(engine *e, table *t, const void *arg)
+{
+	(void)e;
+	*(bool *)arg = t->enabled;
+	return SBX_OK;
 }
 
 static int engine_is_enabled(void *p, const char *name, bool *enabled)
 {
-	table *t;
-	int rc = engine_table_get(&t, p, name);
-	if (rc)
-		return rc;
-	pthread_rwlock_rdlock(&t->lock);
-	*enabled = t->enabled;
-	pthread_rwlock_unlock(&t->lock);
-	table_unref(t);
-	return SBX_OK;
+	return engine_with_table_read(p, name, read_enabled, enabled);
 }
 
 static int do_truncate(engine *e, table *t, const void *arg)
@@ -987,7 +999,7 @@ static int do_truncate(engine *e, table *t, const void *arg)
 
 static int engine_truncate(void *p, const char *name)
 {
-	return with_table_admin(p, name, do_truncate, NULL);
+	return engine_with_table_admin(p, name, do_truncate, NULL);
 }
 
 static int do_drop(engine *e, table *t, const void *arg)
@@ -1017,7 +1029,7 @@ static int do_drop(engine *e, table *t, const void *arg)
 
 static int engine_drop(void *p, const char *name)
 {
-	return with_table_admin(p, name, do_drop, NULL);
+	return engine_with_table_admin(p, name, do_drop, NULL);
 }
 
 static int do_flush(engine *e, table *t, const void *arg)
@@ -1040,7 +1052,7 @@ static int do_flush(engine *e, table *t, const void *arg)
 
 static int engine_flush(void *p, const char *name)
 {
-	return with_table_admin(p, name, do_flush, NULL);
+	return engine_with_table_admin(p, name, do_flush, NULL);
 }
 
 static int do_major_compact(engine *e, table *t, const void *arg)
@@ -1060,7 +1072,7 @@ static int do_major_compact(engine *e, table *t, const void *arg)
 
 static int engine_major_compact(void *p, const char *name)
 {
-	return with_table_admin(p, name, do_major_compact, NULL);
+	return engine_with_table_admin(p, name, do_major_compact, NULL);
 }
 
 /* ---- table handles ---- */

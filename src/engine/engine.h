@@ -150,6 +150,14 @@ int engine_load(sbx_region_load **out, size_t *n, void *db, const char *t,
 int engine_region_servers(void *db);
 
 /* ---- engine.c, shared with regions.c ---- */
+/* A step on one table. The const arg may carry results back (cast). */
+typedef int (*table_fn)(engine *e, table *t, const void *arg);
+/* fn under the admin lock and the table's write lock (schema changes). */
+int engine_with_table_admin(engine *e, const char *name, table_fn fn,
+			    const void *arg);
+/* fn under the table's read lock. */
+int engine_with_table_read(engine *e, const char *name, table_fn fn,
+			   const void *arg);
 int engine_meta_put(engine *e, const char *key, const char *value);
 int engine_meta_delete(engine *e, const char *key);
 int engine_table_get(table **out, engine *e, const char *name);

@@ -141,12 +141,14 @@ static void cur_seek_for_prev(famcur *c, const sbx_buf *k)
 	c->row_valid = false;
 }
 
-/* Move a cursor past `row` in the scan direction. */
-static int cur_skip_row(reader *r, famcur *c, const uint8_t *row, size_t len)
+/* Position a cursor at the first row at or beyond `row` in the scan
+ * direction, or (past) at the first row beyond it. */
+static int cur_seek_row(reader *r, famcur *c, const uint8_t *row, size_t len,
+			bool past)
 {
 	r->seek.len = 0;
-	int rc = r->reversed ? cellkey_row_start(&r->seek, row, len)
-			     : cellkey_row_end(&r->seek, row, len);
+	int rc = past != r->reversed ? cellkey_row_end(&r->seek, row, len)
+				     : cellkey_row_start(&r->seek, row, len);
 	if (rc)
 		return rc;
 	if (r->reversed)
@@ -156,20 +158,16 @@ static int cur_skip_row(reader *r, famcur *c, const uint8_t *row, size_t len)
 	return SBX_OK;
 }
 
-/* Position a cursor at the first row at or beyond `row`. */
+/* Move a cursor past `row` in the scan direction. */
+static int cur_skip_row(reader *r, famcur *c, const uint8_t *row, size_t len)
+{
+	return cur_seek_row(r, c, row, len, true);
+}
+
 static int seek_cur_to_row(reader *r, famcur *c, const uint8_t *row,
 			   size_t len)
 {
-	r->seek.len = 0;
-	int rc = r->reversed ? cellkey_row_end(&r->seek, row, len)
-			     : cellkey_row_start(&r->seek, row, len);
-	if (rc)
-		return rc;
-	if (r->reversed)
-		cur_seek_for_prev(c, &r->seek);
-	else
-		cur_seek(c, &r->seek);
-	return SBX_OK;
+	return cur_seek_row(r, c, row, len, false);
 }
 
 /* Position every cursor at the first row at or beyond `row`. */

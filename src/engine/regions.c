@@ -581,6 +581,29 @@ static int region_midpoint(engine *e, family **fams, size_t nfams,
 	return rc;
 }
 
+/* Load history into a new region: dst = (reset ? 0 : dst) + src / div. */
+static void slots_blend(region *dst, region *src, uint64_t div, bool reset)
+{
+	for (int i = 0; i < dst->nslots && i < src->nslots; i++) {
+		load_slot *d = &dst->slots[i], *s = &src->slots[i];
+		if (reset)
+			atomic_store(&d->start_ms, atomic_load(&s->start_ms));
+		else if (atomic_load(&d->start_ms) != atomic_load(&s->start_ms))
+			continue; /* different seconds: keep the newer-looking one */
+		uint64_t keep = reset ? 0 : 1;
+		atomic_store(&d->reads, keep * atomic_load(&d->reads) +
+					       atomic_load(&s->reads) / div);
+		atomic_store(&d->writes, keep * atomic_load(&d->writes) +
+						atomic_load(&s->writes) / div);
+		atomic_store(&d->read_bytes,
+			     keep * atomic_load(&d->read_bytes) +
+				     atomic_load(&s->read_bytes) / div);
+		atomic_store(&d->write_bytes,
+			     keep * atomic_load(&d->write_bytes) +
+				     atomic_load(&s->write_bytes) / div);
+	}
+}
+
 /* Replace region idx by [start, key) and [key, end). REQUIRES: admin_lock
  * and t->lock (write). */
 static int split_at(engine *e, table *t, size_t idx, const uint8_t *key,
@@ -602,17 +625,8 @@ static int split_at(engine *e, table *t, size_t idx, const uint8_t *key,
 	}
 	t->regions = rs;
 	/* daughters inherit half of the parent's load history each */
-	for (int i = 0; i < a->nslots && i < p->nslots; i++) {
-		load_slot *src = &p->slots[i];
-		for (int k = 0; k < 2; k++) {
-			load_slot *dst = k ? &b->slots[i] : &a->slots[i];
-			atomic_store(&dst->start_ms, atomic_load(&src->start_ms));
-			atomic_store(&dst->reads, atomic_load(&src->reads) / 2);
-			atomic_store(&dst->writes, atomic_load(&src->writes) / 2);
-			atomic_store(&dst->read_bytes, atomic_load(&src->read_bytes) / 2);
-			atomic_store(&dst->write_bytes, atomic_load(&src->write_bytes) / 2);
-		}
-	}
+	slots_blend(a, p, 2, 1);
+	slots_blend(b, p, 2, 1);
 	atomic_store(&a->unflushed, atomic_load(&p->unflushed) / 2);
 	atomic_store(&b->unflushed, atomic_load(&p->unflushed) / 2);
 	memmove(&rs[idx + 2], &rs[idx + 1], (t->nregions - idx - 1) * sizeof *rs);
@@ -730,6 +744,11 @@ void regions_maybe_split(engine *e, table *t, const uint8_t *row, size_t len)
 
 /* ---- the backend's region operations ---- */
 
+typedef struct key_arg {
+	const void *key;
+	size_t len;
+} key_arg;
+
 static void region_name(char *out, size_t cap, const table *t, const region *r,
 			char encoded[33])
 {
@@ -809,6 +828,18 @@ int engine_regions(sbx_region_info **out, size_t *n, void *p, const char *name)
 	return SBX_OK;
 }
 
+static int do_split_at_key(engine *e, table *t, const void *arg)
+{
+	const key_arg *k = arg;
+	region *r = region_for_row(t, k->key, k->len);
+	if (cmp_bytes(k->key, k->len, r->start.data, r->start.len) == 0)
+		return sbx_error_set(SBX_EINVAL,
+				     "split key is already a region boundary "
+				     "of table '%s'",
+				     t->name);
+	return split_at(e, t, region_index(t, r), k->key, k->len);
+}
+
 int engine_split(void *p, const char *name, const void *key, size_t len)
 {
 	engine *e = p;
@@ -831,19 +862,8 @@ int engine_split(void *p, const char *name, const void *key, size_t len)
 				   "which blocks manual splits too",
 				   name);
 	else if (len) {
-		pthread_mutex_lock(&e->admin_lock);
-		pthread_rwlock_wrlock(&t->lock);
-		region *r = region_for_row(t, key, len);
-		if (t->dropped)
-			rc = sbx_error_set(SBX_ENOTFOUND, "table '%s' does not exist", name);
-		else if (cmp_bytes(key, len, r->start.data, r->start.len) == 0)
-			rc = sbx_error_set(SBX_EINVAL,
-					   "split key is already a region boundary "
-					   "of table '%s'", name);
-		else
-			rc = split_at(e, t, region_index(t, r), key, len);
-		pthread_rwlock_unlock(&t->lock);
-		pthread_mutex_unlock(&e->admin_lock);
+		key_arg k = {key, len};
+		rc = engine_with_table_admin(e, name, do_split_at_key, &k);
 	} else {
 		size_t done = 0;
 		for (size_t i = 0; !rc && i < n; i++) {
@@ -862,94 +882,74 @@ int engine_split(void *p, const char *name, const void *key, size_t len)
 	return rc;
 }
 
-int engine_merge(void *p, const char *name, const void *start, size_t len)
+static int do_merge(engine *e, table *t, const void *arg)
 {
-	engine *e = p;
-	table *t;
-	int rc = engine_table_get(&t, e, name);
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&e->admin_lock);
-	pthread_rwlock_wrlock(&t->lock);
+	const key_arg *k = arg;
 	size_t idx = SIZE_MAX;
 	for (size_t i = 0; i < t->nregions; i++)
 		if (!cmp_bytes(t->regions[i]->start.data, t->regions[i]->start.len,
-			       start, len))
+			       k->key, k->len))
 			idx = i;
-	if (idx == SIZE_MAX || idx + 1 >= t->nregions) {
-		rc = sbx_error_set(SBX_EINVAL,
-				   "table '%s' has no region starting at the "
-				   "given key with a region after it",
-				   name);
-	} else {
-		region *a = t->regions[idx], *b = t->regions[idx + 1];
-		uint64_t id = (uint64_t)engine_now_ms();
-		region *m = region_new(e, a->start.data, a->start.len,
-				       b->end.data, b->end.len,
-				       id > b->id ? id : b->id + 1, a->server);
-		if (!m) {
-			rc = SBX_ENOMEM_SET();
-		} else {
-			for (int i = 0; i < m->nslots && i < a->nslots; i++) {
-				load_slot *x = &a->slots[i], *y = &b->slots[i], *z = &m->slots[i];
-				atomic_store(&z->start_ms, atomic_load(&x->start_ms));
-				atomic_store(&z->reads, atomic_load(&x->reads) + atomic_load(&y->reads));
-				atomic_store(&z->writes, atomic_load(&x->writes) + atomic_load(&y->writes));
-				atomic_store(&z->read_bytes, atomic_load(&x->read_bytes) + atomic_load(&y->read_bytes));
-				atomic_store(&z->write_bytes, atomic_load(&x->write_bytes) + atomic_load(&y->write_bytes));
-			}
-			atomic_store(&m->unflushed, atomic_load(&a->unflushed) +
-							    atomic_load(&b->unflushed));
-			e->server_regions[a->server]--;
-			e->server_regions[b->server]--;
-			e->server_regions[m->server]++;
-			t->regions[idx] = m;
-			memmove(&t->regions[idx + 1], &t->regions[idx + 2],
-				(t->nregions - idx - 2) * sizeof *t->regions);
-			t->nregions--;
-			region_free(a);
-			region_free(b);
-			balance(e, t);
-			rc = regions_save(e, t);
-		}
-	}
-	pthread_rwlock_unlock(&t->lock);
-	pthread_mutex_unlock(&e->admin_lock);
-	table_unref(t);
+	if (idx == SIZE_MAX || idx + 1 >= t->nregions)
+		return sbx_error_set(SBX_EINVAL,
+				     "table '%s' has no region starting at the "
+				     "given key with a region after it",
+				     t->name);
+	region *a = t->regions[idx], *b = t->regions[idx + 1];
+	uint64_t id = (uint64_t)engine_now_ms();
+	region *m = region_new(e, a->start.data, a->start.len, b->end.data,
+			       b->end.len, id > b->id ? id : b->id + 1,
+			       a->server);
+	if (!m)
+		return SBX_ENOMEM_SET();
+	slots_blend(m, a, 1, 1);
+	slots_blend(m, b, 1, 0);
+	atomic_store(&m->unflushed,
+		     atomic_load(&a->unflushed) + atomic_load(&b->unflushed));
+	e->server_regions[a->server]--;
+	e->server_regions[b->server]--;
+	e->server_regions[m->server]++;
+	t->regions[idx] = m;
+	memmove(&t->regions[idx + 1], &t->regions[idx + 2],
+		(t->nregions - idx - 2) * sizeof *t->regions);
+	t->nregions--;
+	region_free(a);
+	region_free(b);
+	balance(e, t);
+	return regions_save(e, t);
+}
+
+int engine_merge(void *p, const char *name, const void *start, size_t len)
+{
+	key_arg k = {start, len};
+	return engine_with_table_admin(p, name, do_merge, &k);
+}
+
+static int do_set_split_policy(engine *e, table *t, const void *arg)
+{
+	sbx_split_policy old = t->policy;
+	t->policy = *(const sbx_split_policy *)arg;
+	int rc = regions_save(e, t);
+	if (rc)
+		t->policy = old;
 	return rc;
 }
 
 int engine_set_split_policy(void *p, const char *name, const sbx_split_policy *pol)
 {
-	engine *e = p;
-	table *t;
-	int rc = engine_table_get(&t, e, name);
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&e->admin_lock);
-	pthread_rwlock_wrlock(&t->lock);
-	sbx_split_policy old = t->policy;
-	t->policy = *pol;
-	rc = regions_save(e, t);
-	if (rc)
-		t->policy = old;
-	pthread_rwlock_unlock(&t->lock);
-	pthread_mutex_unlock(&e->admin_lock);
-	table_unref(t);
-	return rc;
+	return engine_with_table_admin(p, name, do_set_split_policy, pol);
+}
+
+static int read_split_policy(engine *e, table *t, const void *arg)
+{
+	(void)e;
+	*(sbx_split_policy *)arg = t->policy;
+	return SBX_OK;
 }
 
 int engine_get_split_policy(void *p, const char *name, sbx_split_policy *pol)
 {
-	table *t;
-	int rc = engine_table_get(&t, p, name);
-	if (rc)
-		return rc;
-	pthread_rwlock_rdlock(&t->lock);
-	*pol = t->policy;
-	pthread_rwlock_unlock(&t->lock);
-	table_unref(t);
-	return SBX_OK;
+	return engine_with_table_read(p, name, read_split_policy, pol);
 }
 
 int engine_load(sbx_region_load **out, size_t *n, void *p, const char *name,
