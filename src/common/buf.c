@@ -2,6 +2,8 @@
 #include "common/buf.h"
 #include "common/error.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 int sbx_buf_reserve(sbx_buf *b, size_t extra)
@@ -39,4 +41,22 @@ int sbx_buf_set(sbx_buf *b, const void *data, size_t len)
 {
 	b->len = 0;
 	return sbx_buf_append(b, data, len);
+}
+
+int sbx_buf_printf(sbx_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return sbx_error_set(SBX_EINVAL, "bad format string");
+	int rc = sbx_buf_reserve(b, (size_t)n + 1);
+	if (rc)
+		return rc;
+	va_start(ap, fmt);
+	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return SBX_OK;
 }

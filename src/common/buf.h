@@ -11,6 +11,10 @@ int sbx_buf_reserve(sbx_buf *b, size_t extra);
 int sbx_buf_append(sbx_buf *b, const void *data, size_t len);
 int sbx_buf_push(sbx_buf *b, uint8_t byte);
 int sbx_buf_set(sbx_buf *b, const void *data, size_t len);
+/* Append printf-formatted text (any length; nothing is cut). The buffer
+ * keeps a NUL after the text, not counted in len. */
+int sbx_buf_printf(sbx_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 static inline void sbx_buf_clear(sbx_buf *b)
 {
 	b->len = 0;

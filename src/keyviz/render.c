@@ -16,31 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int app(sbx_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int app(sbx_buf *b, const char *fmt, ...)
-{
-	char tmp[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return SBX_EINVAL;
-	if ((size_t)n < sizeof tmp)
-		return sbx_buf_append(b, tmp, (size_t)n);
-	char *big = malloc((size_t)n + 1);
-	if (!big)
-		return SBX_ENOMEM_SET();
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	int rc = sbx_buf_append(b, big, (size_t)n);
-	free(big);
-	return rc;
-}
-
 /* XML-escaped text. */
 static int esc(sbx_buf *b, const char *s)
 {
@@ -54,7 +29,7 @@ static int esc(sbx_buf *b, const char *s)
 		case '\'': rc = sbx_buf_append(b, "&#39;", 5); break;
 		default:
 			if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-				rc = app(b, "\\x%02X", (unsigned char)*s);
+				rc = sbx_buf_printf(b, "\\x%02X", (unsigned char)*s);
 			else
 				rc = sbx_buf_push(b, (uint8_t)*s);
 		}
@@ -110,39 +85,39 @@ static int svg_body(sbx_buf *b, const sbx_keyviz_result *r, const char *id)
 	double strip_y = TOP + plot_h + 34;
 	double H = strip_y + sh * S + 46;
 	double W = LEFT + PLOT_W + RIGHT;
-	int rc = app(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"%s\" "
+	int rc = sbx_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"%s\" "
 			"width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 			"font-family=\"sans-serif\" font-size=\"10\">\n",
 		     id, W, H, W, H);
-	rc = rc ? rc : app(b, "<rect width=\"%.0f\" height=\"%.0f\" "
+	rc = rc ? rc : sbx_buf_printf(b, "<rect width=\"%.0f\" height=\"%.0f\" "
 			      "fill=\"#ffffff\"/>\n<text x=\"%d\" y=\"18\" "
 			      "font-size=\"14\" font-weight=\"bold\">",
 			   W, H, LEFT);
 	rc = rc ? rc : esc(b, r->design);
-	rc = rc ? rc : app(b, "</text>\n<text x=\"%d\" y=\"34\" "
+	rc = rc ? rc : sbx_buf_printf(b, "</text>\n<text x=\"%d\" y=\"34\" "
 			      "font-size=\"11\">",
 			   LEFT);
-	rc = rc ? rc : app(b, "hotspot score %.2f (max/mean, 1 = even, %d = "
+	rc = rc ? rc : sbx_buf_printf(b, "hotspot score %.2f (max/mean, 1 = even, %d = "
 			      "one server), busiest server %.0f%%; %zu regions, "
 			      "%llu splits</text>\n",
 			   r->score, S, r->busiest_share * 100, r->nregions,
 			   (unsigned long long)r->splits);
-	rc = rc ? rc : app(b, "<text x=\"%d\" y=\"48\" font-size=\"9\" "
+	rc = rc ? rc : sbx_buf_printf(b, "<text x=\"%d\" y=\"48\" font-size=\"9\" "
 			      "fill=\"#555\">",
 			   LEFT);
 	rc = rc ? rc : esc(b, r->design_text);
-	rc = rc ? rc : app(b, "</text>\n<g shape-rendering=\"crispEdges\">\n");
+	rc = rc ? rc : sbx_buf_printf(b, "</text>\n<g shape-rendering=\"crispEdges\">\n");
 	uint64_t mx = r->heat_max ? r->heat_max : 1;
 	for (int k = 0; k < K && !rc; k++)
 		for (int t = 0; t < T && !rc; t++) {
 			char c[8];
 			color((double)r->heat[(size_t)k * T + t] / (double)mx, c);
-			rc = app(b, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+			rc = sbx_buf_printf(b, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
 				    "height=\"%.2f\" fill=\"%s\"/>\n",
 				 LEFT + t * cw, TOP + k * ch, cw + 0.3, ch + 0.3,
 				 c);
 		}
-	rc = rc ? rc : app(b, "</g>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" "
+	rc = rc ? rc : sbx_buf_printf(b, "</g>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" "
 			      "height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n",
 			   LEFT, TOP, PLOT_W, plot_h);
 	/* key labels: every bucket when they fit, else every few */
@@ -150,38 +125,38 @@ static int svg_body(sbx_buf *b, const sbx_keyviz_result *r, const char *id)
 	if (every < 1)
 		every = 1;
 	for (int k = 0; k < K && !rc; k += every) {
-		rc = app(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
+		rc = sbx_buf_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
 			    "font-family=\"monospace\" font-size=\"9\">",
 			 LEFT - 4, TOP + k * ch + (ch < 9 ? 8 : ch / 2 + 3));
 		rc = rc ? rc : esc(b, r->labels[k]);
-		rc = rc ? rc : app(b, "</text>\n");
+		rc = rc ? rc : sbx_buf_printf(b, "</text>\n");
 	}
 	/* time axis */
 	int tick = T >= 10 ? T / 6 : 1;
 	for (int t = 0; t <= T && !rc; t += tick) {
 		char clk[32];
 		fmt_clock(clk, sizeof clk, (int64_t)t * r->bucket_ms);
-		rc = app(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
+		rc = sbx_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
 			    "+%s</text>\n",
 			 LEFT + t * cw, TOP + plot_h + 12, clk);
 	}
-	rc = rc ? rc : app(b, "<text x=\"%.1f\" y=\"%.1f\" "
+	rc = rc ? rc : sbx_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" "
 			      "text-anchor=\"middle\" fill=\"#555\">time "
 			      "(simulated) &#8594;</text>\n",
 			   LEFT + PLOT_W / 2.0, TOP + plot_h + 25);
-	rc = rc ? rc : app(b, "<text x=\"8\" y=\"%d\" fill=\"#555\">key "
+	rc = rc ? rc : sbx_buf_printf(b, "<text x=\"8\" y=\"%d\" fill=\"#555\">key "
 			      "range &#8595; (equal-count buckets)</text>\n",
 			   TOP - 2);
 	/* legend */
 	for (int i = 0; i < 10 && !rc; i++) {
 		char c[8];
 		color(i / 9.0, c);
-		rc = app(b, "<rect x=\"%d\" y=\"%.0f\" width=\"10\" "
+		rc = sbx_buf_printf(b, "<rect x=\"%d\" y=\"%.0f\" width=\"10\" "
 			    "height=\"%.1f\" fill=\"%s\"/>\n",
 			 LEFT + PLOT_W + 12, TOP + plot_h - (i + 1) * plot_h / 10,
 			 plot_h / 10, c);
 	}
-	rc = rc ? rc : app(b, "<text x=\"%d\" y=\"%d\">%llu</text>\n<text "
+	rc = rc ? rc : sbx_buf_printf(b, "<text x=\"%d\" y=\"%d\">%llu</text>\n<text "
 			      "x=\"%d\" y=\"%.0f\">0</text>\n",
 			   LEFT + PLOT_W + 25, TOP + 8,
 			   (unsigned long long)r->heat_max, LEFT + PLOT_W + 25,
@@ -191,25 +166,25 @@ static int svg_body(sbx_buf *b, const sbx_keyviz_result *r, const char *id)
 	for (size_t i = 0; i < (size_t)S * T; i++)
 		if (r->server_load[i] > smax)
 			smax = r->server_load[i];
-	rc = rc ? rc : app(b, "<text x=\"8\" y=\"%.0f\" fill=\"#555\">load "
+	rc = rc ? rc : sbx_buf_printf(b, "<text x=\"8\" y=\"%.0f\" fill=\"#555\">load "
 			      "per region server</text>\n<g "
 			      "shape-rendering=\"crispEdges\">\n",
 			   strip_y - 4);
 	for (int s = 0; s < S && !rc; s++) {
-		rc = app(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
+		rc = sbx_buf_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
 			    "font-size=\"9\">server %d</text>\n",
 			 LEFT - 4, strip_y + s * sh + 9, s);
 		for (int t = 0; t < T && !rc; t++) {
 			char c[8];
 			color((double)r->server_load[(size_t)t * S + s] / smax,
 			      c);
-			rc = app(b, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
+			rc = sbx_buf_printf(b, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
 				    "height=\"%.1f\" fill=\"%s\"/>\n",
 				 LEFT + t * cw, strip_y + s * sh, cw + 0.3,
 				 sh - 1, c);
 		}
 	}
-	rc = rc ? rc : app(b, "</g>\n<rect x=\"%d\" y=\"%.1f\" width=\"%d\" "
+	rc = rc ? rc : sbx_buf_printf(b, "</g>\n<rect x=\"%d\" y=\"%.1f\" width=\"%d\" "
 			      "height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n"
 			      "</svg>\n",
 			   LEFT, strip_y, PLOT_W, sh * S);
@@ -219,7 +194,7 @@ static int svg_body(sbx_buf *b, const sbx_keyviz_result *r, const char *id)
 int sbx_keyviz_svg(sbx_buf *out, const sbx_keyviz_result *r)
 {
 	size_t mark = out->len;
-	int rc = app(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	int rc = sbx_buf_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	if (!rc)
 		rc = svg_body(out, r, "keyviz");
 	if (rc)
@@ -229,14 +204,14 @@ int sbx_keyviz_svg(sbx_buf *out, const sbx_keyviz_result *r)
 
 static int summary_row(sbx_buf *b, const sbx_keyviz_result *r)
 {
-	int rc = app(b, "<tr><td><a href=\"#");
+	int rc = sbx_buf_printf(b, "<tr><td><a href=\"#");
 	rc = rc ? rc : esc(b, r->design);
-	rc = rc ? rc : app(b, "\">");
+	rc = rc ? rc : sbx_buf_printf(b, "\">");
 	rc = rc ? rc : esc(b, r->design);
-	rc = rc ? rc : app(b, "</a></td><td class=\"k\">");
+	rc = rc ? rc : sbx_buf_printf(b, "</a></td><td class=\"k\">");
 	rc = rc ? rc : esc(b, r->design_text);
 	double fan = r->scans ? (double)r->scan_requests / r->scans : 0;
-	rc = rc ? rc : app(b, "</td><td>%.1f</td><td>%.2f</td><td>%.0f%%</td>"
+	rc = rc ? rc : sbx_buf_printf(b, "</td><td>%.1f</td><td>%.2f</td><td>%.0f%%</td>"
 			      "<td>%zu</td><td>%llu</td><td>%llu</td>"
 			      "<td>%.1f</td></tr>\n",
 			   r->avg_key_bytes, r->score, r->busiest_share * 100,
@@ -249,10 +224,10 @@ int sbx_keyviz_html(sbx_buf *out, const sbx_keyviz_result *const *r,
 		    size_t n, const char *title)
 {
 	size_t mark = out->len;
-	int rc = app(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
+	int rc = sbx_buf_printf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
 			  "charset=\"utf-8\"/>\n<title>");
 	rc = rc ? rc : esc(out, title);
-	rc = rc ? rc : app(out,
+	rc = rc ? rc : sbx_buf_printf(out,
 		"</title>\n<style>\nbody{font-family:sans-serif;margin:24px;"
 		"color:#222}\ntable{border-collapse:collapse;margin:12px 0}\n"
 		"td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;"
@@ -261,12 +236,12 @@ int sbx_keyviz_html(sbx_buf *out, const sbx_keyviz_result *const *r,
 		"td:first-child{text-align:left}\nsection{margin:28px 0}\n"
 		"</style>\n</head>\n<body>\n<h1>");
 	rc = rc ? rc : esc(out, title);
-	rc = rc ? rc : app(out, "</h1>\n<p>Simulated on a modelled cluster of "
+	rc = rc ? rc : sbx_buf_printf(out, "</h1>\n<p>Simulated on a modelled cluster of "
 				"%d region servers (a model, not a "
 				"cluster): ",
 			   n ? r[0]->servers : 0);
 	if (n && !rc) {
-		rc = app(out, "%llu operations (%llu puts, %llu gets, %llu "
+		rc = sbx_buf_printf(out, "%llu operations (%llu puts, %llu gets, %llu "
 			      "scans). The hotspot score is the busiest "
 			      "server's load over the mean, per time "
 			      "bucket, weighted by requests: 1 is even, %d "
@@ -276,22 +251,22 @@ int sbx_keyviz_html(sbx_buf *out, const sbx_keyviz_result *const *r,
 			 (unsigned long long)r[0]->gets,
 			 (unsigned long long)r[0]->scans, r[0]->servers);
 	}
-	rc = rc ? rc : app(out, "<table>\n<tr><th>design</th><th>key</th>"
+	rc = rc ? rc : sbx_buf_printf(out, "<table>\n<tr><th>design</th><th>key</th>"
 				"<th>key bytes</th><th>score</th>"
 				"<th>busiest</th><th>regions</th>"
 				"<th>splits</th><th>moves</th>"
 				"<th>requests/scan</th></tr>\n");
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = summary_row(out, r[i]);
-	rc = rc ? rc : app(out, "</table>\n");
+	rc = rc ? rc : sbx_buf_printf(out, "</table>\n");
 	for (size_t i = 0; i < n && !rc; i++) {
-		rc = app(out, "<section id=\"");
+		rc = sbx_buf_printf(out, "<section id=\"");
 		rc = rc ? rc : esc(out, r[i]->design);
-		rc = rc ? rc : app(out, "\">\n");
+		rc = rc ? rc : sbx_buf_printf(out, "\">\n");
 		char id[32];
 		snprintf(id, sizeof id, "heatmap-%zu", i);
 		rc = rc ? rc : svg_body(out, r[i], id);
-		rc = rc ? rc : app(out, "<table>\n<tr><th>server</th>"
+		rc = rc ? rc : sbx_buf_printf(out, "<table>\n<tr><th>server</th>"
 					"<th>requests</th><th>share</th>"
 					"<th>regions</th></tr>\n");
 		const sbx_keyviz_result *x = r[i];
@@ -305,14 +280,14 @@ int sbx_keyviz_html(sbx_buf *out, const sbx_keyviz_result *const *r,
 				v += x->server_load[(size_t)t * x->servers + s];
 			for (size_t j = 0; j < x->nregions; j++)
 				nreg += x->regions[j].server == s;
-			rc = app(out, "<tr><td>%d</td><td>%llu</td>"
+			rc = sbx_buf_printf(out, "<tr><td>%d</td><td>%llu</td>"
 				      "<td>%.1f%%</td><td>%d</td></tr>\n",
 				 s, (unsigned long long)v,
 				 total ? 100.0 * v / total : 0, nreg);
 		}
-		rc = rc ? rc : app(out, "</table>\n</section>\n");
+		rc = rc ? rc : sbx_buf_printf(out, "</table>\n</section>\n");
 	}
-	rc = rc ? rc : app(out, "</body>\n</html>\n");
+	rc = rc ? rc : sbx_buf_printf(out, "</body>\n</html>\n");
 	if (rc)
 		out->len = mark;
 	return rc;

@@ -32,16 +32,16 @@ static const char *table_path(sbx_buf *b, const char *name, const char *suffix)
 	b->len = 0;
 	sbx_buf_push(b, '/');
 	remote_url_append_str(b, name);
-	remote_buf_printf(b, "%s", suffix);
+	sbx_buf_printf(b, "%s", suffix);
 	return remote_cstr(b);
 }
 
 static const char *ns_path(sbx_buf *b, const char *ns, const char *suffix)
 {
 	b->len = 0;
-	remote_buf_printf(b, "/namespaces/");
+	sbx_buf_printf(b, "/namespaces/");
 	remote_url_append_str(b, ns);
-	remote_buf_printf(b, "%s", suffix);
+	sbx_buf_printf(b, "%s", suffix);
 	return remote_cstr(b);
 }
 

@@ -40,21 +40,6 @@ int remote_url_append_str(sbx_buf *out, const char *s)
 	return remote_url_append(out, s, strlen(s));
 }
 
-int remote_buf_printf(sbx_buf *out, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || sbx_buf_reserve(out, (size_t)n + 1))
-		return SBX_ENOMEM_SET();
-	va_start(ap, fmt);
-	vsnprintf((char *)out->data + out->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	out->len += (size_t)n;
-	return SBX_OK;
-}
-
 const char *remote_cstr(sbx_buf *b)
 {
 	if (sbx_buf_reserve(b, 1))

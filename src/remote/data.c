@@ -76,9 +76,9 @@ static int row_path(sbx_buf *b, const remote_table *t, const uint8_t *row,
 		    size_t len)
 {
 	b->len = 0;
-	int rc = remote_buf_printf(b, "%s/", t->path);
+	int rc = sbx_buf_printf(b, "%s/", t->path);
 	if (rc == SBX_OK)
-		rc = row_path_unsafe(row, len) ? remote_buf_printf(b, "_")
+		rc = row_path_unsafe(row, len) ? sbx_buf_printf(b, "_")
 					       : remote_url_append(b, row, len);
 	return rc;
 }
@@ -210,7 +210,7 @@ static int send_delete(remote_table *t, const sbx_mutation *m, bool whole_row,
 		       const size_t *ops, size_t nops, int64_t ts)
 {
 	sbx_buf path = {0};
-	int rc = remote_buf_printf(&path, "%s/", t->path);
+	int rc = sbx_buf_printf(&path, "%s/", t->path);
 	rc = rc ? rc : remote_url_append(&path, mut_row(m), m->row_len);
 	rc = rc ? rc : sbx_buf_push(&path, '/');
 	for (size_t i = 0; rc == SBX_OK && !whole_row && i < nops; i++) {
@@ -219,14 +219,14 @@ static int send_delete(remote_table *t, const sbx_mutation *m, bool whole_row,
 			rc = sbx_buf_push(&path, ',');
 		rc = rc ? rc : remote_url_append_str(&path, mut_family(m, op));
 		if (rc == SBX_OK && op->del_type == SBX_CELL_DELETE_COLUMN) {
-			rc = remote_buf_printf(&path, "%%3A");
+			rc = sbx_buf_printf(&path, "%%3A");
 			rc = rc ? rc
 				: remote_url_append(&path, mut_qual(m, op),
 						    op->qual_len);
 		}
 	}
 	if (rc == SBX_OK && ts != SBX_LATEST_TIMESTAMP)
-		rc = remote_buf_printf(&path, "/%lld", (long long)ts);
+		rc = sbx_buf_printf(&path, "/%lld", (long long)ts);
 	remote_resp r;
 	if (rc == SBX_OK)
 		rc = remote_request(t->db, "DELETE", remote_cstr(&path), NULL, NULL,
@@ -329,7 +329,7 @@ static int send_rmw(remote_table *t, const sbx_mutation *m, mut_kind kind,
 	sbx_buf path = {0};
 	int rc = row_path(&path, t, mut_row(m), m->row_len);
 	rc = rc ? rc
-		: remote_buf_printf(&path, "?check=%s%s",
+		: sbx_buf_printf(&path, "?check=%s%s",
 				    kind == MUT_INCREMENT ? "increment" : "append",
 				    res ? "&returnResults=true" : "");
 	json_t *cs = json_pack("{s:[o]}", "Row",
@@ -448,7 +448,7 @@ int remote_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 						       put_cells(ms[k])));
 			remote_resp r = {0};
 			sbx_buf path = {0};
-			remote_buf_printf(&path, "%s/_", t->path);
+			sbx_buf_printf(&path, "%s/_", t->path);
 			rc = send_cellset(t, "PUT", remote_cstr(&path),
 					  json_pack("{s:o}", "Row", rows), true, &r);
 			sbx_buf_free(&path);
@@ -566,7 +566,7 @@ static int cas_equal(remote_table *t, const sbx_check *c, const sbx_mutation *m,
 	sbx_buf path = {0};
 	int rc = row_path(&path, t, mut_row(m), m->row_len);
 	rc = rc ? rc
-		: remote_buf_printf(&path, "?check=%s",
+		: sbx_buf_printf(&path, "?check=%s",
 				    kind == CAM_PUT ? "put" : "delete");
 	json_t *cs = json_pack("{s:[o]}", "Row",
 			       row_json(mut_row(m), m->row_len, cells));
@@ -656,7 +656,7 @@ static int get_path(sbx_buf *b, const remote_table *t, const uint8_t *row,
 		    size_t row_len, const sbx_read_opts *o)
 {
 	b->len = 0;
-	int rc = remote_buf_printf(b, "%s/", t->path);
+	int rc = sbx_buf_printf(b, "%s/", t->path);
 	rc = rc ? rc : remote_url_append(b, row, row_len);
 	bool ranged = o->min_ts != 0 || o->max_ts != INT64_MAX;
 	if (rc == SBX_OK && (o->ncolumns || ranged))
@@ -667,17 +667,17 @@ static int get_path(sbx_buf *b, const remote_table *t, const uint8_t *row,
 			rc = sbx_buf_push(b, ',');
 		rc = rc ? rc : remote_url_append_str(b, c->family);
 		if (rc == SBX_OK && c->qualifier) {
-			rc = remote_buf_printf(b, "%%3A");
+			rc = sbx_buf_printf(b, "%%3A");
 			rc = rc ? rc : remote_url_append(b, c->qualifier,
 							  c->qualifier_len);
 		}
 	}
 	if (rc == SBX_OK && ranged)
-		rc = remote_buf_printf(b, "/%lld,%lld", (long long)o->min_ts,
+		rc = sbx_buf_printf(b, "/%lld,%lld", (long long)o->min_ts,
 				       (long long)o->max_ts);
 	int versions = o->max_versions > 0 ? o->max_versions : INT32_MAX;
 	if (rc == SBX_OK && versions != 1)
-		rc = remote_buf_printf(b, "?v=%d", versions);
+		rc = sbx_buf_printf(b, "?v=%d", versions);
 	return rc;
 }
 

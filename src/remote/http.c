@@ -174,7 +174,7 @@ int remote_request(remote_db *db, const char *method, const char *path,
 		return sbx_error_set(SBX_EREMOTE, "libcurl failed to initialise: %s",
 				     curl_easy_strerror(curl_init_rc));
 	sbx_buf url = {0};
-	if (remote_buf_printf(&url, "%s%s", db->base, path))
+	if (sbx_buf_printf(&url, "%s%s", db->base, path))
 		return SBX_ENOMEM_SET();
 	CURL *h = pool_take(db);
 	if (!h) {

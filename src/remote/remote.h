@@ -71,8 +71,6 @@ void remote_error_text(const remote_resp *r, char *out, size_t cap);
 /* Append the percent-encoding of bytes (everything but A-Za-z0-9-._~). */
 int remote_url_append(sbx_buf *out, const void *data, size_t len);
 int remote_url_append_str(sbx_buf *out, const char *s);
-int remote_buf_printf(sbx_buf *out, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 /* NUL-terminate b (not counted in len) and return it as a string. */
 const char *remote_cstr(sbx_buf *b);
 

@@ -181,7 +181,7 @@ static int open_stateful(remote_scanner *s, const sbx_scan_opts *o)
 	if (!body)
 		return SBX_ENOMEM_SET();
 	sbx_buf path = {0};
-	remote_buf_printf(&path, "%s/scanner", s->t->path);
+	sbx_buf_printf(&path, "%s/scanner", s->t->path);
 	remote_resp r;
 	rc = remote_request(s->t->db, "POST", remote_cstr(&path),
 			    "application/json", body, strlen(body), false, &r);
@@ -213,35 +213,35 @@ static int open_stateless(remote_scanner *s, const sbx_scan_opts *o)
 				     "reverse, and the stateless scan takes filters "
 				     "only as filter-language text");
 	sbx_buf path = {0};
-	remote_buf_printf(&path, "%s/*?reversed=true", s->t->path);
+	sbx_buf_printf(&path, "%s/*?reversed=true", s->t->path);
 	if (o->start_row_len) {
-		remote_buf_printf(&path, "&startrow=");
+		sbx_buf_printf(&path, "&startrow=");
 		remote_url_append(&path, o->start_row, o->start_row_len);
 	}
 	/* endrow is an exclusive low bound; an inclusive one is approached
 	 * from its prefix and cut here. */
 	if (o->stop_row_len && (!o->stop_inclusive || o->stop_row_len > 1)) {
-		remote_buf_printf(&path, "&endrow=");
+		sbx_buf_printf(&path, "&endrow=");
 		remote_url_append(&path, o->stop_row,
 				  o->stop_row_len - (o->stop_inclusive ? 1 : 0));
 	}
 	for (size_t i = 0; i < ro->ncolumns; i++) {
 		const sbx_column *c = &ro->columns[i];
-		remote_buf_printf(&path, "&column=");
+		sbx_buf_printf(&path, "&column=");
 		remote_url_append_str(&path, c->family);
 		if (c->qualifier) {
-			remote_buf_printf(&path, "%%3A");
+			sbx_buf_printf(&path, "%%3A");
 			remote_url_append(&path, c->qualifier, c->qualifier_len);
 		}
 	}
-	remote_buf_printf(&path, "&maxversions=%d",
+	sbx_buf_printf(&path, "&maxversions=%d",
 			  ro->max_versions > 0 ? ro->max_versions : INT32_MAX);
 	if (ro->min_ts != 0)
-		remote_buf_printf(&path, "&starttime=%lld", (long long)ro->min_ts);
+		sbx_buf_printf(&path, "&starttime=%lld", (long long)ro->min_ts);
 	if (ro->max_ts != INT64_MAX)
-		remote_buf_printf(&path, "&endtime=%lld", (long long)ro->max_ts);
+		sbx_buf_printf(&path, "&endtime=%lld", (long long)ro->max_ts);
 	if (o->limit > 0)
-		remote_buf_printf(&path, "&limit=%lld",
+		sbx_buf_printf(&path, "&limit=%lld",
 				  (long long)(o->limit + (o->start_inclusive ? 0 : 1)));
 	remote_resp r;
 	int rc = remote_request(s->t->db, "GET", remote_cstr(&path), NULL, NULL, 0,

@@ -137,32 +137,16 @@ static int put_str(sbx_buf *b, const char *s)
 	return sbx_buf_append(b, s, strlen(s));
 }
 
-static int put_fmt(sbx_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int put_fmt(sbx_buf *b, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return SBX_EINVAL;
-	return sbx_buf_append(b, tmp, (size_t)n < sizeof tmp ? (size_t)n
-							       : sizeof tmp - 1);
-}
-
 static int put_quoted(sbx_buf *b, const uint8_t *s, size_t n)
 {
 	int rc = sbx_buf_push(b, '\'');
 	for (size_t i = 0; !rc && i < n; i++) {
 		if (s[i] == '\'' || s[i] == '\\')
-			rc = put_fmt(b, "\\%c", s[i]);
+			rc = sbx_buf_printf(b, "\\%c", s[i]);
 		else if (s[i] >= 0x20 && s[i] < 0x7F)
 			rc = sbx_buf_push(b, s[i]);
 		else
-			rc = put_fmt(b, "\\x%02X", s[i]);
+			rc = sbx_buf_printf(b, "\\x%02X", s[i]);
 	}
 	return rc ? rc : sbx_buf_push(b, '\'');
 }
@@ -196,25 +180,25 @@ static int type_text(const kd_elem *e, sbx_buf *b)
 	if (e->kind == KD_SALT) {
 		static const char *const fmts[] = {"byte", "letter", "hex",
 						   "dec"};
-		rc = put_fmt(b, "salt(%d", e->buckets);
+		rc = sbx_buf_printf(b, "salt(%d", e->buckets);
 		for (size_t i = 0; !rc && i < e->n_of; i++)
-			rc = put_fmt(b, ", of=%s", e->of[i]);
+			rc = sbx_buf_printf(b, ", of=%s", e->of[i]);
 		if (!rc && e->salt_fmt != SALT_BYTE)
-			rc = put_fmt(b, ", format=%s", fmts[e->salt_fmt]);
+			rc = sbx_buf_printf(b, ", format=%s", fmts[e->salt_fmt]);
 		return rc ? rc : sbx_buf_push(b, ')');
 	}
 	if (e->kind == KD_HASH) {
-		rc = put_fmt(b, "%s(", kd_hash_name(e->algo));
+		rc = sbx_buf_printf(b, "%s(", kd_hash_name(e->algo));
 		for (size_t i = 0; !rc && i < e->n_of; i++)
-			rc = put_fmt(b, "%s%s", i ? ", " : "", e->of[i]);
+			rc = sbx_buf_printf(b, "%s%s", i ? ", " : "", e->of[i]);
 		if (!rc && e->hash_bytes != sbx_hash_size(e->algo))
-			rc = put_fmt(b, ", bytes=%zu", e->hash_bytes);
+			rc = sbx_buf_printf(b, ", bytes=%zu", e->hash_bytes);
 		if (!rc && e->hash_fmt != HASH_HEX_UPPER)
 			rc = put_str(b, e->hash_fmt == HASH_RAW
 						? ", format=raw"
 						: ", format=hex");
 		if (!rc && e->seed)
-			rc = put_fmt(b, ", seed=%llu",
+			rc = sbx_buf_printf(b, ", seed=%llu",
 				     (unsigned long long)e->seed);
 		return rc ? rc : sbx_buf_push(b, ')');
 	}
@@ -222,7 +206,7 @@ static int type_text(const kd_elem *e, sbx_buf *b)
 	bool args = false;
 #define ARG_SEP (args ? ", " : (args = true, "("))
 	if (!rc && e->width)
-		rc = put_fmt(b, "%s%zu", ARG_SEP, e->width);
+		rc = sbx_buf_printf(b, "%s%zu", ARG_SEP, e->width);
 	if (!rc && e->type == KT_STR && e->pad != 0) {
 		rc = put_str(b, ARG_SEP);
 		if (!rc)
@@ -231,11 +215,11 @@ static int type_text(const kd_elem *e, sbx_buf *b)
 			rc = put_quoted(b, &e->pad, 1);
 	}
 	if (!rc && e->type == KT_STR && e->right_align)
-		rc = put_fmt(b, "%salign=right", ARG_SEP);
+		rc = sbx_buf_printf(b, "%salign=right", ARG_SEP);
 	if (!rc && e->max_len)
-		rc = put_fmt(b, "%smax=%zu", ARG_SEP, e->max_len);
+		rc = sbx_buf_printf(b, "%smax=%zu", ARG_SEP, e->max_len);
 	if (!rc && e->typical)
-		rc = put_fmt(b, "%styp=%zu", ARG_SEP, e->typical);
+		rc = sbx_buf_printf(b, "%styp=%zu", ARG_SEP, e->typical);
 #undef ARG_SEP
 	if (!rc && args)
 		rc = sbx_buf_push(b, ')');
@@ -256,17 +240,17 @@ static int option_text(sbx_buf *b, const char *name, const kd_option_list *l,
 {
 	if (!l->n)
 		return SBX_OK;
-	int rc = put_fmt(b, "%s%s(", *first ? " with " : ", ", name);
+	int rc = sbx_buf_printf(b, "%s%s(", *first ? " with " : ", ", name);
 	*first = false;
 	for (size_t i = 0; !rc && i < l->n; i++)
-		rc = put_fmt(b, "%s%s", i ? ", " : "", l->items[i]);
+		rc = sbx_buf_printf(b, "%s%s", i ? ", " : "", l->items[i]);
 	return rc ? rc : sbx_buf_push(b, ')');
 }
 
 static int design_text(sbx_keydesign *d)
 {
 	sbx_buf b = {0};
-	int rc = put_fmt(&b, "%s = ", d->name);
+	int rc = sbx_buf_printf(&b, "%s = ", d->name);
 	for (size_t i = 0; !rc && i < d->n_elems; i++) {
 		const kd_elem *e = &d->elems[i];
 		if (i)
@@ -282,7 +266,7 @@ static int design_text(sbx_keydesign *d)
 			(e->kind == KD_HASH &&
 			 !strcmp(e->name, kd_hash_name(e->algo)));
 		if (!default_name)
-			rc = put_fmt(&b, "%s:", e->name);
+			rc = sbx_buf_printf(&b, "%s:", e->name);
 		if (!rc)
 			rc = put_str(&b, e->type_text);
 		if (!rc && e->kind == KD_FIELD) {
@@ -300,7 +284,7 @@ static int design_text(sbx_keydesign *d)
 	if (!rc)
 		rc = option_text(&b, "identity", &d->identity, &first);
 	if (!rc && d->regions)
-		rc = put_fmt(&b, "%sregions(%d)", first ? " with " : ", ",
+		rc = sbx_buf_printf(&b, "%sregions(%d)", first ? " with " : ", ",
 			     d->regions), first = false;
 	if (!rc)
 		rc = option_text(&b, "family", &d->family, &first);
@@ -331,29 +315,29 @@ static int order_text(sbx_keydesign *d)
 		if (rc)
 			break;
 		if (e->kind == KD_SALT) {
-			rc = put_fmt(&b, "salt bucket (%d buckets; a scan "
+			rc = sbx_buf_printf(&b, "salt bucket (%d buckets; a scan "
 					 "reads every bucket and merges)",
 				     e->buckets);
 			continue;
 		}
 		if (e->kind == KD_HASH) {
-			rc = put_fmt(&b, "%s (scattered, no range order)",
+			rc = sbx_buf_printf(&b, "%s (scattered, no range order)",
 				     e->type_text);
 			continue;
 		}
 		switch (kd_elem_order(e)) {
 		case SBX_ORDER_ASC:
-			rc = put_fmt(&b, "%s ascending", e->name);
+			rc = sbx_buf_printf(&b, "%s ascending", e->name);
 			break;
 		case SBX_ORDER_DESC:
-			rc = put_fmt(&b, "%s descending%s", e->name,
+			rc = sbx_buf_printf(&b, "%s descending%s", e->name,
 				     e->type == KT_RTS64 ||
 						     e->type == KT_RTSDEC
 					     ? " (newest first)"
 					     : "");
 			break;
 		default:
-			rc = put_fmt(&b, "%s as %s (no numeric order)",
+			rc = sbx_buf_printf(&b, "%s as %s (no numeric order)",
 				     e->name, e->reversed ? "reversed text"
 							  : "text");
 		}

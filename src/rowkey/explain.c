@@ -161,22 +161,6 @@ static const char *order_word(sbx_keyorder o)
 	return "?";
 }
 
-static int appendf(sbx_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int appendf(sbx_buf *b, const char *fmt, ...)
-{
-	char tmp[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return SBX_EINVAL;
-	return sbx_buf_append(b, tmp, (size_t)n < sizeof tmp ? (size_t)n
-							     : sizeof tmp - 1);
-}
-
 static void len_text(char *out, size_t n, size_t v)
 {
 	if (v == SBX_KEYLEN_UNBOUNDED)
@@ -188,9 +172,9 @@ static void len_text(char *out, size_t n, size_t v)
 int sbx_keydesign_explain(const sbx_keydesign *d, sbx_buf *out)
 {
 	size_t start = out->len;
-	int rc = appendf(out, "design %s\n  %s\n\n", d->name, d->text);
+	int rc = sbx_buf_printf(out, "design %s\n  %s\n\n", d->name, d->text);
 	if (!rc)
-		rc = appendf(out, "  %-3s %-16s %-24s %-9s %-6s %-5s %s\n", "#",
+		rc = sbx_buf_printf(out, "  %-3s %-16s %-24s %-9s %-6s %-5s %s\n", "#",
 			     "element", "type", "bytes", "offset", "order",
 			     "layout");
 	for (size_t i = 0; !rc && i < d->n_elems; i++) {
@@ -218,7 +202,7 @@ int sbx_keydesign_explain(const sbx_keydesign *d, sbx_buf *out)
 		else
 			snprintf(off, sizeof off, "var");
 		if (!rc)
-			rc = appendf(out, "  %-3zu %-16s %-24s %-9s %-6s %-5s %s\n",
+			rc = sbx_buf_printf(out, "  %-3zu %-16s %-24s %-9s %-6s %-5s %s\n",
 				     i + 1, name, info.type, bytes, off,
 				     order_word(info.order), info.layout);
 	}
@@ -227,15 +211,15 @@ int sbx_keydesign_explain(const sbx_keydesign *d, sbx_buf *out)
 	char mxs[16];
 	len_text(mxs, sizeof mxs, mx);
 	if (!rc && mn == mx)
-		rc = appendf(out, "\n  length: %zu bytes, fixed width\n", mn);
+		rc = sbx_buf_printf(out, "\n  length: %zu bytes, fixed width\n", mn);
 	else if (!rc)
-		rc = appendf(out, "\n  length: min %zu, typical %zu, max %s "
+		rc = sbx_buf_printf(out, "\n  length: min %zu, typical %zu, max %s "
 				  "bytes (variable width)\n", mn, typ, mxs);
 	if (!rc)
-		rc = appendf(out, "  order:  %s\n", d->order);
+		rc = sbx_buf_printf(out, "  order:  %s\n", d->order);
 	int nb = sbx_keydesign_buckets(d);
 	if (!rc && nb)
-		rc = appendf(out, "  salt:   %d buckets; a scan becomes %d "
+		rc = sbx_buf_printf(out, "  salt:   %d buckets; a scan becomes %d "
 				  "ranges merged in key order; pre-split the "
 				  "table at each bucket's first key\n", nb, nb);
 	if (rc)

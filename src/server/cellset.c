@@ -467,7 +467,7 @@ static int add_json(rest_cellset_writer *w, sbx_buf *out, const sbx_result *r,
 		rc = rest_buf_puts(out, i > first ? ",{\"column\":\"" : "{\"column\":\"");
 		rc = rc ? rc : column_bytes(&w->scratch, c);
 		rc = rc ? rc : rest_b64_encode(out, w->scratch.data, w->scratch.len);
-		rc = rc ? rc : rest_buf_printf(out, "\",\"timestamp\":%lld,\"$\":\"",
+		rc = rc ? rc : sbx_buf_printf(out, "\",\"timestamp\":%lld,\"$\":\"",
 					       (long long)c->timestamp);
 		rc = rc ? rc : rest_b64_encode(out, c->value, c->value_len);
 		rc = rc ? rc : rest_buf_puts(out, "\"}");
@@ -488,7 +488,7 @@ static int add_xml(rest_cellset_writer *w, sbx_buf *out, const sbx_result *r,
 		rc = rest_buf_puts(out, "<Cell column=\"");
 		rc = rc ? rc : column_bytes(&w->scratch, c);
 		rc = rc ? rc : rest_b64_encode(out, w->scratch.data, w->scratch.len);
-		rc = rc ? rc : rest_buf_printf(out, "\" timestamp=\"%lld\">",
+		rc = rc ? rc : sbx_buf_printf(out, "\" timestamp=\"%lld\">",
 					       (long long)c->timestamp);
 		rc = rc ? rc : rest_b64_encode(out, c->value, c->value_len);
 		rc = rc ? rc : rest_buf_puts(out, "</Cell>");

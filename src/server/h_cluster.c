@@ -41,7 +41,7 @@ static void write_name_list(rest_response *rs, rest_fmt fmt,
 {
 	sbx_buf *b = &rs->body;
 	if (fmt == REST_FMT_JSON) {
-		rest_buf_printf(b, "{\"%s\":[", sh->json_key);
+		sbx_buf_printf(b, "{\"%s\":[", sh->json_key);
 		for (size_t i = 0; names[i]; i++) {
 			if (i)
 				sbx_buf_push(b, ',');
@@ -53,26 +53,26 @@ static void write_name_list(rest_response *rs, rest_fmt fmt,
 		}
 		rest_buf_puts(b, "]}");
 	} else if (fmt == REST_FMT_XML) {
-		rest_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
+		sbx_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
 				   "standalone=\"yes\"?><%s>", sh->xml_root);
 		for (size_t i = 0; names[i]; i++) {
 			if (sh->xml_attr) {
-				rest_buf_printf(b, "<%s name=\"", sh->xml_item);
+				sbx_buf_printf(b, "<%s name=\"", sh->xml_item);
 				rest_xml_escape(b, names[i], strlen(names[i]));
 				rest_buf_puts(b, "\"/>");
 			} else {
-				rest_buf_printf(b, "<%s>", sh->xml_item);
+				sbx_buf_printf(b, "<%s>", sh->xml_item);
 				rest_xml_escape(b, names[i], strlen(names[i]));
-				rest_buf_printf(b, "</%s>", sh->xml_item);
+				sbx_buf_printf(b, "</%s>", sh->xml_item);
 			}
 		}
-		rest_buf_printf(b, "</%s>", sh->xml_root);
+		sbx_buf_printf(b, "</%s>", sh->xml_root);
 	} else if (fmt == REST_FMT_PB) {
 		for (size_t i = 0; names[i]; i++)
 			pb_put_bytes(b, 1, names[i], strlen(names[i]));
 	} else {
 		for (size_t i = 0; names[i]; i++)
-			rest_buf_printf(b, "%s\n", names[i]);
+			sbx_buf_printf(b, "%s\n", names[i]);
 	}
 }
 
@@ -169,7 +169,7 @@ void h_version(rest_request *rq, rest_response *rs)
 		pb_put_bytes(b, 4, server, strlen(server));
 		pb_put_bytes(b, 5, jersey, strlen(jersey));
 	} else {
-		rest_buf_printf(b, "rest " REST_VERSION " [JVM: %s] [OS: %s] "
+		sbx_buf_printf(b, "rest " REST_VERSION " [JVM: %s] [OS: %s] "
 				   "[Server: %s] [Jersey: %s]\n",
 				jvm, os, server, jersey);
 	}
@@ -206,7 +206,7 @@ static void status_region_json(sbx_buf *b, const status_region *r, bool first)
 {
 	rest_buf_puts(b, first ? "{\"name\":\"" : ",{\"name\":\"");
 	rest_b64_encode(b, r->name, r->name_len);
-	rest_buf_printf(b, "\",\"stores\":%d,\"storefiles\":%d,"
+	sbx_buf_printf(b, "\",\"stores\":%d,\"storefiles\":%d,"
 			   "\"storefileSizeMB\":%llu,\"memStoreSizeMB\":%llu,"
 			   "\"storefileIndexSizeKB\":0,\"readRequestsCount\":%llu,"
 			   "\"cpRequestsCount\":0,\"writeRequestsCount\":%llu,"
@@ -224,7 +224,7 @@ static void status_region_xml(sbx_buf *b, const status_region *r)
 {
 	rest_buf_puts(b, "<Region name=\"");
 	rest_b64_encode(b, r->name, r->name_len);
-	rest_buf_printf(b, "\" stores=\"%d\" storefiles=\"%d\" "
+	sbx_buf_printf(b, "\" stores=\"%d\" storefiles=\"%d\" "
 			   "storefileSizeMB=\"%llu\" memStoreSizeMB=\"%llu\" "
 			   "readRequestsCount=\"%llu\" writeRequestsCount=\"%llu\"/>",
 			r->stores, r->stores,
@@ -273,19 +273,19 @@ void h_cluster_status(rest_request *rq, rest_response *rs)
 	rs->no_cache = true;
 	const char *node = rq->srv->host_port;
 	if (fmt == REST_FMT_JSON) {
-		rest_buf_printf(b, "{\"regions\":%zu,\"requests\":%lld,"
+		sbx_buf_printf(b, "{\"regions\":%zu,\"requests\":%lld,"
 				   "\"averageLoad\":%zu.0,\"LiveNodes\":[{\"name\":",
 				nregions, requests, nregions);
 		rest_json_string(b, node, strlen(node));
 		rest_buf_puts(b, ",\"Region\":[");
 		for (size_t i = 0; i < nregions; i++)
 			status_region_json(b, &regions[i], i == 0);
-		rest_buf_printf(b, "],\"requests\":%lld,\"startCode\":%lld,"
+		sbx_buf_printf(b, "],\"requests\":%lld,\"startCode\":%lld,"
 				   "\"heapSizeMB\":0,\"maxHeapSizeMB\":0}],"
 				   "\"DeadNodes\":[]}",
 				requests, (long long)rq->srv->start_ms);
 	} else if (fmt == REST_FMT_XML) {
-		rest_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
+		sbx_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
 				   "standalone=\"yes\"?><ClusterStatus "
 				   "averageLoad=\"%zu.0\" regions=\"%zu\" "
 				   "requests=\"%lld\"><DeadNodes/><LiveNodes>"
@@ -298,12 +298,12 @@ void h_cluster_status(rest_request *rq, rest_response *rs)
 			status_region_xml(b, &regions[i]);
 		rest_buf_puts(b, "</Node></LiveNodes></ClusterStatus>");
 	} else {
-		rest_buf_printf(b, "1 live servers, 0 dead servers, %zu.0 average "
+		sbx_buf_printf(b, "1 live servers, 0 dead servers, %zu.0 average "
 				   "load\n\n1 live servers\n    %s\n        "
 				   "requests=%lld, regions=%zu\n",
 				nregions, node, requests, nregions);
 		for (size_t i = 0; i < nregions; i++)
-			rest_buf_printf(b, "        %s\n", regions[i].name);
+			sbx_buf_printf(b, "        %s\n", regions[i].name);
 		rest_buf_puts(b, "\n0 dead servers\n");
 	}
 	for (size_t i = 0; i < nregions; i++)
@@ -360,7 +360,7 @@ static void namespace_get(rest_request *rq, rest_response *rs)
 		rest_buf_puts(&rs->body, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
 					 "standalone=\"yes\"?><NamespaceProperties/>");
 	else if (fmt == REST_FMT_TEXT)
-		rest_buf_printf(&rs->body, "{NAME => '%s'}\n", rq->route.name);
+		sbx_buf_printf(&rs->body, "{NAME => '%s'}\n", rq->route.name);
 }
 
 void h_namespace(rest_request *rq, rest_response *rs)

@@ -107,7 +107,7 @@ void rest_location(rest_request *rq, rest_response *rs, const char *path)
 {
 	const char *host = rest_header(rq, "Host");
 	sbx_buf b = {0};
-	rest_buf_printf(&b, "http://%s%s", host && *host ? host : rq->srv->host_port,
+	sbx_buf_printf(&b, "http://%s%s", host && *host ? host : rq->srv->host_port,
 			path);
 	sbx_buf_push(&b, 0);
 	if (b.data)

@@ -39,7 +39,7 @@ static void schema_json(sbx_buf *b, const sbx_table_info *info)
 {
 	rest_buf_puts(b, "{\"name\":");
 	rest_json_string(b, info->name, strlen(info->name));
-	rest_buf_printf(b, ",\"IS_META\":\"false\",\"READONLY\":\"false\","
+	sbx_buf_printf(b, ",\"IS_META\":\"false\",\"READONLY\":\"false\","
 			   "\"ENABLED\":\"%s\",\"ColumnSchema\":[",
 			info->enabled ? "true" : "false");
 	for (size_t i = 0; i < info->nfamilies; i++) {
@@ -50,7 +50,7 @@ static void schema_json(sbx_buf *b, const sbx_table_info *info)
 		rest_json_string(b, info->families[i].name,
 				 strlen(info->families[i].name));
 		for (size_t j = 0; j < n; j++)
-			rest_buf_printf(b, ",\"%s\":\"%s\"", keys[j], values[j]);
+			sbx_buf_printf(b, ",\"%s\":\"%s\"", keys[j], values[j]);
 		rest_buf_puts(b, "}");
 	}
 	rest_buf_puts(b, "]}");
@@ -61,7 +61,7 @@ static void schema_xml(sbx_buf *b, const sbx_table_info *info)
 	rest_buf_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
 			 "standalone=\"yes\"?><TableSchema name=\"");
 	rest_xml_escape(b, info->name, strlen(info->name));
-	rest_buf_printf(b, "\" IS_META=\"false\" READONLY=\"false\" "
+	sbx_buf_printf(b, "\" IS_META=\"false\" READONLY=\"false\" "
 			   "ENABLED=\"%s\">", info->enabled ? "true" : "false");
 	for (size_t i = 0; i < info->nfamilies; i++) {
 		const char *keys[12];
@@ -72,7 +72,7 @@ static void schema_xml(sbx_buf *b, const sbx_table_info *info)
 				strlen(info->families[i].name));
 		rest_buf_puts(b, "\"");
 		for (size_t j = 0; j < n; j++)
-			rest_buf_printf(b, " %s=\"%s\"", keys[j], values[j]);
+			sbx_buf_printf(b, " %s=\"%s\"", keys[j], values[j]);
 		rest_buf_puts(b, "/>");
 	}
 	rest_buf_puts(b, "</TableSchema>");
@@ -113,16 +113,16 @@ static void schema_pb(sbx_buf *b, const sbx_table_info *info)
 
 static void schema_text(sbx_buf *b, const sbx_table_info *info)
 {
-	rest_buf_printf(b, "{ NAME=> '%s', IS_META => 'false', COLUMNS => [ ",
+	sbx_buf_printf(b, "{ NAME=> '%s', IS_META => 'false', COLUMNS => [ ",
 			info->name);
 	for (size_t i = 0; i < info->nfamilies; i++) {
 		const char *keys[12];
 		char values[12][32];
 		size_t n = family_attrs(&info->families[i], keys, values);
-		rest_buf_printf(b, "%s{ NAME => '%s'", i ? ", " : "",
+		sbx_buf_printf(b, "%s{ NAME => '%s'", i ? ", " : "",
 				info->families[i].name);
 		for (size_t j = 0; j < n; j++)
-			rest_buf_printf(b, ", %s => '%s'", keys[j], values[j]);
+			sbx_buf_printf(b, ", %s => '%s'", keys[j], values[j]);
 		rest_buf_puts(b, " }");
 	}
 	rest_buf_puts(b, " ] }\n");
@@ -301,7 +301,7 @@ void h_regions(rest_request *rq, rest_response *rs)
 			const sbx_region_info *r = &l.r[i];
 			rest_buf_puts(b, i ? ",{\"endKey\":\"" : "{\"endKey\":\"");
 			rest_b64_encode(b, r->end_key, r->end_len);
-			rest_buf_printf(b, "\",\"id\":%llu,\"location\":",
+			sbx_buf_printf(b, "\",\"id\":%llu,\"location\":",
 					(unsigned long long)r->id);
 			rest_json_string(b, loc, strlen(loc));
 			rest_buf_puts(b, ",\"name\":");
@@ -320,7 +320,7 @@ void h_regions(rest_request *rq, rest_response *rs)
 			const sbx_region_info *r = &l.r[i];
 			rest_buf_puts(b, "<Region endKey=\"");
 			rest_b64_encode(b, r->end_key, r->end_len);
-			rest_buf_printf(b, "\" id=\"%llu\" location=\"%s\" name=\"",
+			sbx_buf_printf(b, "\" id=\"%llu\" location=\"%s\" name=\"",
 					(unsigned long long)r->id, loc);
 			rest_xml_escape(b, r->name, strlen(r->name));
 			rest_buf_puts(b, "\" startKey=\"");
@@ -343,7 +343,7 @@ void h_regions(rest_request *rq, rest_response *rs)
 		}
 	} else {
 		for (size_t i = 0; i < l.n; i++)
-			rest_buf_printf(b, "%s [location: %s]\n", l.r[i].name, loc);
+			sbx_buf_printf(b, "%s [location: %s]\n", l.r[i].name, loc);
 	}
 	rest_regions_free(&l);
 }

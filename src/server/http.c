@@ -59,27 +59,6 @@ int rest_buf_puts(sbx_buf *out, const char *s)
 	return sbx_buf_append(out, s, strlen(s));
 }
 
-int rest_buf_printf(sbx_buf *out, const char *fmt, ...)
-{
-	char tmp[256];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return SBX_EINVAL;
-	if ((size_t)n < sizeof tmp)
-		return sbx_buf_append(out, tmp, (size_t)n);
-	int rc = sbx_buf_reserve(out, (size_t)n + 1);
-	if (rc)
-		return rc;
-	va_start(ap, fmt);
-	vsnprintf((char *)out->data + out->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	out->len += (size_t)n;
-	return SBX_OK;
-}
-
 int rest_json_string(sbx_buf *out, const char *s, size_t len)
 {
 	int rc = sbx_buf_push(out, '"');
@@ -89,7 +68,7 @@ int rest_json_string(sbx_buf *out, const char *s, size_t len)
 			char esc[2] = {'\\', (char)c};
 			rc = sbx_buf_append(out, esc, 2);
 		} else if (c < 0x20) {
-			rc = rest_buf_printf(out, "\\u%04x", c);
+			rc = sbx_buf_printf(out, "\\u%04x", c);
 		} else {
 			rc = sbx_buf_push(out, c);
 		}
@@ -261,14 +240,14 @@ void rest_error(rest_response *rs, int status, const char *fmt, ...)
 	rs->status = status;
 	rs->content_type = "text/plain";
 	rs->body.len = 0;
-	rest_buf_printf(&rs->body, "%s\r\n", status_text(status));
+	sbx_buf_printf(&rs->body, "%s\r\n", status_text(status));
 	if (fmt && *fmt) {
 		char msg[512];
 		va_list ap;
 		va_start(ap, fmt);
 		vsnprintf(msg, sizeof msg, fmt, ap);
 		va_end(ap);
-		rest_buf_printf(&rs->body, "%s\r\n", msg);
+		sbx_buf_printf(&rs->body, "%s\r\n", msg);
 	}
 }
 

@@ -341,8 +341,6 @@ void rest_columns_to_sbx(sbx_column *cols, const rest_column *in, size_t n);
 /* JSON / XML text helpers. */
 int rest_json_string(sbx_buf *out, const char *s, size_t len);
 int rest_xml_escape(sbx_buf *out, const char *s, size_t len);
-int rest_buf_printf(sbx_buf *out, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 int rest_buf_puts(sbx_buf *out, const char *s);
 int64_t rest_now_ms(void);
 

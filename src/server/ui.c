@@ -38,7 +38,7 @@ typedef struct json_out {
 #define J_PRINTF(j, ...)                                                       \
 	do {                                                                   \
 		if (!(j)->rc)                                                  \
-			(j)->rc = rest_buf_printf((j)->b, __VA_ARGS__);        \
+			(j)->rc = sbx_buf_printf((j)->b, __VA_ARGS__);        \
 	} while (0)
 
 static void j_str(json_out *j, const char *s)
