@@ -125,6 +125,7 @@ static void test_merged_scan(void)
 
 static void test_split_keys_from_design(void)
 {
+	SKIP_ON_REMOTE("HBase REST cannot create a pre-split table");
 	sbx_keydesign *d = design("salt(4) + user_id:str(2)");
 	REQUIRE(d);
 	sbx_split_keys k;
