@@ -148,6 +148,7 @@ req GET /t/row1 -H 'Accept: application/octet-stream'
 ok "binary needs a column" "$STATUS" 400
 req GET /t/row1/BAD -H 'Accept: application/octet-stream'
 ok "binary of an unknown family" "$STATUS" 404
+ok "the exact code beside HBase's 404" "$(header X-Saltbox-Status | tr -d '\r')" SBX_ENOFAMILY
 req GET /t/row1/cf -H 'Accept: application/octet-stream'
 ok "binary of a family: its first cell" "$STATUS:$BODY" "200:v3000"
 req GET /t/nope "${JSON[@]}"
