@@ -6,16 +6,28 @@
  */
 #include "engine/cellkey.h"
 
+#include <string.h>
+
 int cellkey_put_escaped(sbx_buf *out, const uint8_t *p, size_t n)
 {
 	int rc = sbx_buf_reserve(out, 2 * n + 2);
 	if (rc)
 		return rc;
 	uint8_t *d = out->data + out->len;
-	for (size_t i = 0; i < n; i++) {
-		*d++ = p[i];
-		if (p[i] == 0)
+	/* Copy runs between zero bytes with memcpy: most keys have none. */
+	while (n > 0) {
+		const uint8_t *z = memchr(p, 0, n);
+		size_t run = z ? (size_t)(z - p) : n;
+		memcpy(d, p, run);
+		d += run;
+		p += run;
+		n -= run;
+		if (z) {
+			*d++ = 0x00;
 			*d++ = 0xFF;
+			p++;
+			n--;
+		}
 	}
 	*d++ = 0x00;
 	*d++ = 0x01;
@@ -61,14 +73,17 @@ int cellkey_row_end(sbx_buf *out, const uint8_t *row, size_t row_len)
 /* Every 00 starts a pair (00 FF or 00 01), so the first 00 01 ends E(x). */
 static size_t segment_len(const uint8_t *p, size_t n)
 {
-	for (size_t i = 0; i + 1 < n; i++) {
-		if (p[i] != 0)
-			continue;
+	size_t i = 0;
+	while (i + 1 < n) {
+		const uint8_t *z = memchr(p + i, 0, n - i - 1);
+		if (!z)
+			return 0;
+		i = (size_t)(z - p);
 		if (p[i + 1] == 0x01)
 			return i + 2;
 		if (p[i + 1] != 0xFF)
 			return 0;
-		i++;
+		i += 2;
 	}
 	return 0;
 }
@@ -84,10 +99,17 @@ size_t cellkey_unescape(const uint8_t *p, size_t n, sbx_buf *out)
 	if (!len || sbx_buf_reserve(out, len))
 		return 0;
 	uint8_t *d = out->data + out->len;
-	for (size_t i = 0; i + 2 < len; i++) {
-		*d++ = p[i];
-		if (p[i] == 0)
-			i++; /* skip the FF of an escaped zero */
+	size_t body = len - 2, i = 0;
+	while (i < body) { /* runs between escaped zeros */
+		const uint8_t *z = memchr(p + i, 0, body - i);
+		size_t run = z ? (size_t)(z - (p + i)) : body - i;
+		memcpy(d, p + i, run);
+		d += run;
+		i += run;
+		if (z) {
+			*d++ = 0x00;
+			i += 2; /* 00 FF */
+		}
 	}
 	out->len = (size_t)(d - out->data);
 	return len;
