@@ -46,6 +46,7 @@ static bool ts_list_has(const ts_list *l, int64_t ts)
 /* One selected family: its iterator and which qualifiers are wanted. */
 typedef struct famcur {
 	family *fam;
+	size_t fam_len; /* strlen of the family name */
 	rocksdb_iterator_t *it;
 	bool all_columns;
 	sbx_buf *quals; /* sorted, when !all_columns */
@@ -193,6 +194,7 @@ static int add_famcur(reader *r, family *f, const sbx_read_opts *o)
 	memset(c, 0, sizeof *c);
 	atomic_fetch_add(&f->refs, 1);
 	c->fam = f;
+	c->fam_len = strlen(f->desc.name);
 	c->all_columns = true;
 	int req = o->max_versions <= 0 ? INT32_MAX : o->max_versions;
 	c->max_versions = r->raw || req < f->desc.max_versions
@@ -519,7 +521,7 @@ static int add_cell(reader *r, sbx_result *res, famcur *c, const sbx_cell *in)
 	sbx_cell out = *in;
 	if (r->filter && in->type == SBX_CELL_PUT)
 		sbx_filter_transform_cell(r->filter, in, &out);
-	return result_add(res, c->fam->desc.name, strlen(c->fam->desc.name),
+	return result_add(res, c->fam->desc.name, c->fam_len,
 			  out.qualifier, out.qualifier_len, out.timestamp,
 			  out.type, out.value, out.value_len);
 }
@@ -601,7 +603,7 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 		}
 		const uint8_t *v = src_value(r, c, &vl);
 		sbx_cell cell = {row, row_len, f->desc.name,
-				 strlen(f->desc.name), r->qual.data,
+				 c->fam_len, r->qual.data,
 				 r->qual.len, p.ts, p.type, v, vl};
 		bool in_range = p.ts >= r->min_ts && p.ts < r->max_ts;
 

@@ -59,14 +59,18 @@ int result_add(sbx_result *r, const char *family, size_t family_len,
 			return SBX_ENOMEM_SET();
 	}
 	c->fam_len = family_len;
+	if (sbx_buf_reserve(&r->arena, qual_len + value_len))
+		return SBX_ENOMEM_SET();
+	uint8_t *d = r->arena.data + r->arena.len;
 	c->qual_off = r->arena.len;
 	c->qual_len = qual_len;
-	if (sbx_buf_append(&r->arena, qual, qual_len))
-		return SBX_ENOMEM_SET();
-	c->value_off = r->arena.len;
+	if (qual_len)
+		memcpy(d, qual, qual_len);
+	c->value_off = c->qual_off + qual_len;
 	c->value_len = value_len;
-	if (sbx_buf_append(&r->arena, value, value_len))
-		return SBX_ENOMEM_SET();
+	if (value_len)
+		memcpy(d + qual_len, value, value_len);
+	r->arena.len += qual_len + value_len;
 	c->ts = ts;
 	c->type = type;
 	r->n++;
