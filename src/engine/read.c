@@ -101,6 +101,7 @@ struct reader {
 	sbx_filter_hint hint;
 	rowbuf rb;
 	size_t last_bytes, last_cells; /* the previous row's result size */
+	sbx_buf row; /* the row being assembled */
 };
 
 /* ---- cursors ---- */
@@ -284,6 +285,7 @@ void reader_close(reader *r)
 	free(r->col_ver.v);
 	sbx_buf_free(&r->rb.arena);
 	free(r->rb.ents);
+	sbx_buf_free(&r->row);
 	sbx_result_free(r->pending);
 	table_unref(r->tab);
 	free(r);
@@ -754,7 +756,7 @@ static bool cur_at_row(famcur *c, const sbx_buf *row)
 /* Assemble the next row that survives filtering into *out (finished). */
 static int assemble_row(reader *r, sbx_result **out)
 {
-	sbx_buf row = {0};
+	sbx_buf row = r->row; /* reused across rows; handed back below */
 	int rc = SBX_OK;
 	*out = NULL;
 	while (!r->done) {
@@ -864,7 +866,7 @@ static int assemble_row(reader *r, sbx_result **out)
 		*out = res;
 		break;
 	}
-	sbx_buf_free(&row);
+	r->row = row;
 	return rc;
 }
 
