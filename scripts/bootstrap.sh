@@ -11,7 +11,7 @@ PACKAGES=(
   libprotobuf-c-dev protobuf-c-compiler
   libsqlite3-dev liblmdb-dev
   clang libclang-rt-14-dev
-  curl wrk nginx-light
+  curl wrk nginx-light libxml2-utils
   chromium  # headless browser for the /ui test (tests/test_ui.sh)
 )
 
