@@ -8,6 +8,7 @@
  *
  * usage: bench_filters [--rows N] [--rounds R]
  */
+#include "bench_util.h"
 #include "saltbox.h"
 
 #include <stdio.h>
@@ -15,19 +16,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "%s: %s\n", what, sbx_errmsg());
-	exit(1);
-}
 
 /* Seconds for one scan; *rows gets the rows returned. */
 static double scan(sbx_table *t, const sbx_scan_opts *o, long *rows)
@@ -44,12 +32,6 @@ static double scan(sbx_table *t, const sbx_scan_opts *o, long *rows)
 	}
 	sbx_scanner_close(s);
 	return now_s() - t0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 typedef struct variant {

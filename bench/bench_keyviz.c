@@ -5,19 +5,13 @@
  * plus the modelled cluster (routing, splits, balancer, heatmap).
  * Target (issue 5): replay >= 0.3x encoding. Prints a ratio, never fails.
  */
+#include "bench_util.h"
 #include "saltbox/keyviz.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static const char *WORKLOAD =
 	"name bench: seed 002 chat messages, 80% puts\n"

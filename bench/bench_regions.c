@@ -7,6 +7,7 @@
  *
  * usage: bench_regions [--rows N] [--rounds R]
  */
+#include "bench_util.h"
 #include "saltbox.h"
 
 #include <stdio.h>
@@ -14,13 +15,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static double run(bool routing, int rows, int round)
 {
@@ -71,12 +65,6 @@ static double run(bool routing, int rows, int round)
 	if (system(cmd))
 		return 0;
 	return rows / dt;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv)

@@ -6,6 +6,7 @@
  *
  * usage: bench_rowkey [--n N]
  */
+#include "bench_util.h"
 #include "saltbox.h"
 #include "common/buf.h"
 
@@ -13,13 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static volatile uint64_t sink;
 

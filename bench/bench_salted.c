@@ -7,6 +7,7 @@
  *
  * usage: bench_salted [--rows N] [--rounds R]
  */
+#include "bench_util.h"
 #include "saltbox.h"
 
 #include <stdio.h>
@@ -14,19 +15,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "%s: %s\n", what, sbx_errmsg());
-	exit(1);
-}
 
 static sbx_keydesign *design(const char *text)
 {
@@ -83,12 +71,6 @@ static double read_plan(sbx_table *t, const sbx_keyplan *p, bool reversed,
 	}
 	sbx_scanner_close(s);
 	return now_s() - t0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv)
