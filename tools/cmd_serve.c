@@ -22,7 +22,8 @@ static void serve_usage(FILE *out)
 		"usage: saltbox serve [--data DIR] [--port 8080] [--bind 127.0.0.1]\n"
 		"                     [--read-only] [--token T] [--max-body BYTES]\n"
 		"                     [--threads N] [--page-cells N] "
-		"[--scanner-idle SECONDS]\n\n"
+		"[--scanner-idle SECONDS]\n"
+		"                     [--trace FILE]\n\n"
 		"Serve the store in DIR (default ./saltbox-data) over HBase's REST\n"
 		"protocol, so HBase REST clients (curl, node-hbase, ...) work unchanged.\n\n"
 		"  --data DIR          store directory, created if missing\n"
@@ -34,7 +35,9 @@ static void serve_usage(FILE *out)
 		"  --max-body BYTES    largest request body (default 67108864; 413 above)\n"
 		"  --threads N         worker threads (default 2 x CPUs)\n"
 		"  --page-cells N      most cells in one scanner page (default 10000)\n"
-		"  --scanner-idle S    idle scanners expire after S seconds (default 3600)\n");
+		"  --scanner-idle S    idle scanners expire after S seconds (default 3600)\n"
+		"  --trace FILE        append every operation's row key to FILE as a\n"
+		"                      keyviz trace (saltbox keyviz simulate -t FILE)\n");
 }
 
 static int parse_size(const char *s, long long lo, long long hi, long long *out)
@@ -60,12 +63,14 @@ int cmd_serve(int argc, char **argv)
 		{"threads", required_argument, NULL, 'T'},
 		{"page-cells", required_argument, NULL, 'c'},
 		{"scanner-idle", required_argument, NULL, 'i'},
+		{"trace", required_argument, NULL, 'x'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	sbx_server_opts so;
 	sbx_server_opts_init(&so);
 	const char *data = "./saltbox-data";
+	const char *trace = NULL;
 	so.token = getenv("SALTBOX_TOKEN");
 	if (so.token && !*so.token)
 		so.token = NULL;
@@ -75,6 +80,7 @@ int cmd_serve(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': data = optarg; break;
+		case 'x': trace = optarg; break;
 		case 'b': so.bind = optarg; break;
 		case 'r': so.read_only = true; break;
 		case 't': so.token = *optarg ? optarg : NULL; break;
@@ -127,7 +133,10 @@ int cmd_serve(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	sbx_db *db;
-	int rc = sbx_db_open(&db, data, NULL);
+	sbx_db_options dbo;
+	sbx_db_options_init(&dbo);
+	dbo.trace_path = trace;
+	int rc = sbx_db_open(&db, data, &dbo);
 	if (rc) {
 		fprintf(stderr, "saltbox serve: cannot open '%s': %s\n", data,
 			sbx_errmsg());

@@ -32,6 +32,12 @@ typedef struct sbx_db_options {
 	/* Route writes and reads through the region map and count per-region
 	 * load (default true; false exists to measure what routing costs). */
 	bool region_routing;
+	/* Record every operation's row key to this file (appended), one line
+	 * each as keyviz reads traces: `put|get|scan<TAB>KEY` with KEY as
+	 * HBase prints it (\xHH escapes). NULL (default) records nothing.
+	 * Scans are recorded by their start row; scans from the table start
+	 * are not recorded. The string is copied by sbx_db_open. */
+	const char *trace_path;
 } sbx_db_options;
 
 /* Fill *opts with the defaults above. */

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "engine/catalog.h"
+#include "saltbox/rowkey.h"
 #include "table/backend.h"
 #include "table/names.h"
 
@@ -410,9 +411,27 @@ static void engine_free(engine *e)
 	}
 	for (int i = 0; i < ENGINE_ROW_STRIPES; i++)
 		pthread_mutex_destroy(&e->stripe_lock[i]);
+	if (e->trace)
+		fclose(e->trace);
+	pthread_mutex_destroy(&e->trace_lock);
 	pthread_mutex_destroy(&e->admin_lock);
 	pthread_rwlock_destroy(&e->catalog_lock);
 	free(e);
+}
+
+void engine_trace(engine *e, const char *op, const uint8_t *row, size_t len)
+{
+	if (!e->trace || !len)
+		return;
+	sbx_buf line = {0};
+	if (!sbx_buf_printf(&line, "%s\t", op) &&
+	    !sbx_key_to_binary_string(&line, row, len) &&
+	    !sbx_buf_push(&line, '\n')) {
+		pthread_mutex_lock(&e->trace_lock);
+		fwrite(line.data, 1, line.len, e->trace); /* best effort */
+		pthread_mutex_unlock(&e->trace_lock);
+	}
+	sbx_buf_free(&line);
 }
 
 /* First pass: read the catalog with only the meta column family open. */
@@ -441,7 +460,9 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 	if (!e)
 		return SBX_ENOMEM_SET();
 	e->opts = *opts;
+	e->opts.trace_path = NULL; /* the file is opened below; no copy kept */
 	pthread_mutex_init(&e->admin_lock, NULL);
+	pthread_mutex_init(&e->trace_lock, NULL);
 	pthread_rwlock_init(&e->catalog_lock, NULL);
 	for (int i = 0; i < ENGINE_ROW_STRIPES; i++)
 		pthread_mutex_init(&e->stripe_lock[i], NULL);
@@ -462,6 +483,12 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 	e->wo_nowal = rocksdb_writeoptions_create();
 	rocksdb_writeoptions_disable_WAL(e->wo_nowal, 1);
 
+	if (opts->trace_path && !(e->trace = fopen(opts->trace_path, "a"))) {
+		int err = errno;
+		engine_free(e);
+		return sbx_error_set(SBX_EIO, "cannot open trace file '%s': %s",
+				     opts->trace_path, strerror(err));
+	}
 	struct stat st;
 	bool exists = stat(path, &st) == 0;
 	if (!exists && !opts->create_if_missing) {
@@ -1108,6 +1135,7 @@ static int engine_get(sbx_result **out, void *p, const uint8_t *row,
 		return rc;
 	rc = engine_read_row(out, h->eng, h->t, row, row_len, o);
 	pthread_rwlock_unlock(&h->t->lock);
+	engine_trace(h->eng, "get", row, row_len);
 	return rc;
 }
 
@@ -1133,6 +1161,7 @@ static int engine_scanner_open(void **out, void *p, const sbx_scan_opts *o)
 	}
 	s->h = h;
 	*out = s;
+	engine_trace(h->eng, "scan", o->start_row, o->start_row_len);
 	return SBX_OK;
 }
 

@@ -13,6 +13,7 @@
 #include "saltbox/table.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <rocksdb/c.h>
 #include <stdatomic.h>
 
@@ -96,6 +97,9 @@ typedef struct engine {
 	size_t nnamespaces;
 	uint64_t next_table_id;
 
+	FILE *trace; /* operation trace (sbx_db_options.trace_path), or NULL */
+	pthread_mutex_t trace_lock;
+
 	int nservers; /* modelled region servers */
 	int server_regions[ENGINE_MAX_SERVERS]; /* under admin_lock */
 
@@ -161,6 +165,9 @@ int engine_with_table_read(engine *e, const char *name, table_fn fn,
 int engine_meta_put(engine *e, const char *key, const char *value);
 int engine_meta_delete(engine *e, const char *key);
 int engine_table_get(table **out, engine *e, const char *name);
+
+/* Append `op<TAB>row` to the operation trace, if one is open. */
+void engine_trace(engine *e, const char *op, const uint8_t *row, size_t len);
 
 /* ---- gc.c: per-family RocksDB options ---- */
 rocksdb_options_t *family_rocks_options(engine *e, const sbx_family_desc *d,

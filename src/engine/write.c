@@ -332,6 +332,8 @@ int engine_mutate(void *p, const sbx_mutation *m, sbx_result **out)
 	}
 	bool due = !rc && count_write(h->eng, h->t, m);
 	pthread_rwlock_unlock(&h->t->lock);
+	if (!rc)
+		engine_trace(h->eng, "put", mut_row(m), m->row_len);
 	if (due)
 		regions_maybe_split(h->eng, h->t, mut_row(m), m->row_len);
 	return rc;
@@ -422,9 +424,12 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 			due[i] = true;
 	}
 	pthread_rwlock_unlock(&h->t->lock);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (!st[i])
+			engine_trace(e, "put", mut_row(ms[i]), ms[i]->row_len);
 		if (due[i])
 			regions_maybe_split(e, h->t, mut_row(ms[i]), ms[i]->row_len);
+	}
 	free(st), free(stripes), free(locked), free(due);
 	return first_err;
 }
@@ -494,6 +499,8 @@ int engine_check_and_mutate(void *p, const sbx_check *check,
 	pthread_mutex_unlock(&e->stripe_lock[s]);
 	pthread_rwlock_unlock(&h->t->lock);
 	sbx_buf_free(&stored);
+	if (*succeeded)
+		engine_trace(e, "put", mut_row(m), m->row_len);
 	if (due)
 		regions_maybe_split(e, h->t, mut_row(m), m->row_len);
 	return rc;
