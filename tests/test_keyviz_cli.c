@@ -4,39 +4,16 @@
  * SVG/HTML/JSON files, render, errors naming the line; regions list,
  * split, merge and the HBase shell create statement export-splits prints.
  */
-#include "check.h"
+#include "cli_util.h"
 
 #include "saltbox/db.h"
 #include "saltbox/regions.h"
 
-#include <sys/wait.h>
-
-static char out[65536];
 
 static int run(const char *args)
 {
-	const char *bin = getenv("SBX_SALTBOX");
-	if (!bin)
-		bin = "./saltbox";
-	char cmd[8192];
-	snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin, args);
-	FILE *p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	size_t n = fread(out, 1, sizeof out - 1, p);
-	out[n] = 0;
-	int st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return run_saltbox(args);
 }
-
-#define CHECK_OUT(substr)                                                    \
-	do {                                                                 \
-		if (!strstr(out, substr)) {                                  \
-			fprintf(stderr, "%s:%d: output lacks '%s':\n%s\n",   \
-				__FILE__, __LINE__, substr, out);            \
-			check_failures++;                                    \
-		}                                                            \
-	} while (0)
 
 static void put_file(const char *path, const char *text)
 {
@@ -158,7 +135,7 @@ static void test_regions_cli(void)
 	snprintf(args, sizeof args, "regions export-splits --data '%s' t",
 		 data);
 	CHECK_INT(run(args), 0);
-	CHECK_STR(out, "create 't', {NAME => 'cf'}, {NAME => 'm', VERSIONS => "
+	CHECK_STR(cli_out, "create 't', {NAME => 'cf'}, {NAME => 'm', VERSIONS => "
 		       "3, COMPRESSION => 'LZ4'}, SPLITS => [\"\\x01\", "
 		       "\"g\\\"\\#\", \"p\"]\n");
 	snprintf(args, sizeof args, "regions list --data '%s' t", data);

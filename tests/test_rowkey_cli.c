@@ -3,39 +3,18 @@
  * $SBX_SALTBOX): encode/decode the seed keys, explain and plan as text and
  * JSON, lint exit codes, design files with several designs, and errors.
  */
-#include "check.h"
+#include "cli_util.h"
 
 #include <jansson.h>
 #include <stdbool.h>
-#include <sys/wait.h>
 
-static char out[65536];
-
-/* Run `saltbox key ARGS` (shell syntax), stdout+stderr into out. */
+/* Run `saltbox key ARGS`. */
 static int run(const char *args)
 {
-	const char *bin = getenv("SBX_SALTBOX");
-	if (!bin)
-		bin = "./saltbox";
-	char cmd[8192];
-	snprintf(cmd, sizeof cmd, "'%s' key %s 2>&1", bin, args);
-	FILE *p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	size_t n = fread(out, 1, sizeof out - 1, p);
-	out[n] = 0;
-	int st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	char cmd[16384];
+	snprintf(cmd, sizeof cmd, "key %s", args);
+	return run_saltbox(cmd);
 }
-
-#define CHECK_OUT(substr)                                                    \
-	do {                                                                 \
-		if (!strstr(out, substr)) {                                  \
-			fprintf(stderr, "%s:%d: output lacks '%s':\n%s\n",   \
-				__FILE__, __LINE__, substr, out);            \
-			check_failures++;                                    \
-		}                                                            \
-	} while (0)
 
 #define SEED002                                                              \
 	"'md5(message_id) + \":\" + date:str(6) + \":\" + time:str(6) + "     \
@@ -50,11 +29,11 @@ static void test_encode_decode(void)
 	CHECK_OUT("length: 54 bytes\n");
 	CHECK_INT(run("encode --hex 'user_id:str(4) + ts:rts64' user_id=u1 "
 		      "ts=0"), 0);
-	CHECK_STR(out, "753100007fffffffffffffff\n");
+	CHECK_STR(cli_out, "753100007fffffffffffffff\n");
 	CHECK_INT(run("decode " SEED002 " "
 		      "8D4646EB2D7067126EB08ADB0672F7BB:230611:063031:1231231"),
 		  0);
-	CHECK_STR(out, "md5              8D4646EB2D7067126EB08ADB0672F7BB\n"
+	CHECK_STR(cli_out, "md5              8D4646EB2D7067126EB08ADB0672F7BB\n"
 		       "date             230611\n"
 		       "time             063031\n"
 		       "message_id       1231231\n");
@@ -65,7 +44,7 @@ static void test_encode_decode(void)
 	CHECK_INT(run("decode --hex --json 'user_id:str(4) + ts:rts64' "
 		      "753100007ffffffffffffffe"), 0);
 	json_error_t err;
-	json_t *j = json_loads(out, 0, &err);
+	json_t *j = json_loads(cli_out, 0, &err);
 	REQUIRE(j);
 	json_t *f = json_array_get(json_object_get(j, "fields"), 0);
 	CHECK_STR(json_string_value(json_object_get(f, "value")), "u1");
@@ -81,7 +60,7 @@ static void test_explain_json(void)
 	CHECK_INT(run("explain --json 'pc = product_id:str(10) + \"c\" + "
 		      "ts:rts64 + content_len:rlen32'"), 0);
 	json_error_t err;
-	json_t *j = json_loads(out, 0, &err);
+	json_t *j = json_loads(cli_out, 0, &err);
 	REQUIRE(j);
 	CHECK_STR(json_string_value(json_object_get(j, "name")), "pc");
 	json_t *len = json_object_get(j, "length");
@@ -103,10 +82,10 @@ static void test_lint_exit_codes(void)
 	CHECK_OUT("seed 002");
 	CHECK_INT(run("lint --strict 'date:str(6) + \":\" + id:u32'"), 1);
 	CHECK_INT(run("lint --strict 'user_id:u64 + ts:ts64'"), 0);
-	CHECK_STR(out, "key: no findings\n");
+	CHECK_STR(cli_out, "key: no findings\n");
 	CHECK_INT(run("lint --json 'user_id:str(10) + ts:rts64'"), 0);
 	json_error_t err;
-	json_t *j = json_loads(out, 0, &err);
+	json_t *j = json_loads(cli_out, 0, &err);
 	REQUIRE(j);
 	json_t *fs = json_object_get(json_array_get(j, 0), "findings");
 	bool found = false;
@@ -144,7 +123,7 @@ static void test_file_and_plan(void)
 		 path);
 	CHECK_INT(run(args), 0);
 	json_error_t err;
-	json_t *j = json_loads(out, 0, &err);
+	json_t *j = json_loads(cli_out, 0, &err);
 	REQUIRE(j);
 	CHECK_INT(json_integer_value(json_object_get(j, "salt_len")), 1);
 	json_t *rs = json_object_get(j, "ranges");
