@@ -102,20 +102,34 @@ static int spec_row_field(sbx_buf *out, const char *text, size_t len,
 	return SBX_OK;
 }
 
+/* Parse a request body that must be one JSON object. On success *root is
+ * the caller's to json_decref(). */
+static int load_json_object(json_t **root, const uint8_t *body, size_t len,
+			    const char *what, char *err)
+{
+	json_error_t jerr;
+	*root = json_loadb((const char *)body, len, 0, &jerr);
+	if (!*root)
+		return M_ERR(err, "malformed JSON at line %d column %d: %s",
+			     jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(*root)) {
+		json_decref(*root);
+		*root = NULL;
+		return M_ERR(err, "a %s must be a JSON object", what);
+	}
+	return SBX_OK;
+}
+
 static int spec_from_json(rest_scan_spec *s, const uint8_t *body, size_t len,
 			  char *err)
 {
-	json_error_t jerr;
-	json_t *root = json_loadb((const char *)body, len, 0, &jerr);
-	if (!root)
-		return M_ERR(err, "malformed JSON at line %d column %d: %s",
-			     jerr.line, jerr.column, jerr.text);
-	int rc = SBX_OK;
-	if (!json_is_object(root))
-		rc = M_ERR(err, "a scanner spec must be a JSON object");
+	json_t *root;
+	int rc = load_json_object(&root, body, len, "scanner spec", err);
+	if (rc)
+		return rc;
 	const char *k;
 	json_t *v;
-	json_object_foreach(json_is_object(root) ? root : NULL, k, v)
+	json_object_foreach(root, k, v)
 	{
 		if (rc)
 			break;
@@ -418,17 +432,13 @@ static int json_family(rest_table_schema *s, json_t *jf, char *err)
 static int schema_from_json(rest_table_schema *s, const uint8_t *body,
 			    size_t len, char *err)
 {
-	json_error_t jerr;
-	json_t *root = json_loadb((const char *)body, len, 0, &jerr);
-	if (!root)
-		return M_ERR(err, "malformed JSON at line %d column %d: %s",
-			     jerr.line, jerr.column, jerr.text);
-	int rc = SBX_OK;
-	if (!json_is_object(root))
-		rc = M_ERR(err, "a table schema must be a JSON object");
+	json_t *root;
+	int rc = load_json_object(&root, body, len, "table schema", err);
+	if (rc)
+		return rc;
 	const char *k;
 	json_t *v;
-	json_object_foreach(json_is_object(root) ? root : NULL, k, v)
+	json_object_foreach(root, k, v)
 	{
 		if (rc)
 			break;
