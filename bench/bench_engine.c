@@ -236,6 +236,7 @@ typedef struct bench_cfg {
 	size_t block_size;
 	size_t cache_bytes;
 	uint64_t seed;
+	uint64_t rounds; /* slices per phase, engines alternating */
 	char dir[256];
 } bench_cfg;
 
@@ -970,36 +971,55 @@ static void read_row(const bench_engine *e, void *st, const char *row,
 	g_sink += rec.vals[0][0] + rec.vals[NFIELDS - 1][VALUE_LEN - 1];
 }
 
-/* One workload on one engine; returns elapsed seconds. *count is the
- * record count, advanced by inserts. */
-static double run_workload(const bench_engine *e, void *st, const workload *w,
-			   dist d, uint64_t nops, uint64_t *count,
-			   uint64_t seed, phase_stats *ps)
-{
-	rng r = {seed};
+/* One workload's run on one engine, resumable: the phase runs it in
+ * slices, alternating engines, so drift in the machine's speed (other
+ * processes, another engine's background flushes) falls on every engine
+ * alike. Each engine still sees the same operations in the same order. */
+typedef struct workload_run {
+	rng r;
 	key_chooser kc;
+	uint64_t count; /* record count, advanced by inserts */
+	uint64_t done;  /* operations run so far */
+	double secs;
+	phase_stats ps;
+} workload_run;
+
+static void run_init(workload_run *run, const workload *w, dist d,
+		     uint64_t nops, uint64_t count, uint64_t seed)
+{
+	memset(run, 0, sizeof *run);
+	run->r.s = seed;
 	uint64_t expected_inserts = (uint64_t)((double)nops * w->insert * 2.0);
-	chooser_init(&kc, w->latest ? DIST_LATEST : d, *count, expected_inserts);
-	memset(ps, 0, sizeof *ps);
+	chooser_init(&run->kc, w->latest ? DIST_LATEST : d, count,
+		     expected_inserts);
+	run->count = count;
+}
+
+/* Run operations up to `until` of the workload on one engine. */
+static void run_slice(const bench_engine *e, void *st, const workload *w,
+		      workload_run *run, uint64_t until)
+{
+	rng *r = &run->r;
+	phase_stats *ps = &run->ps;
 	char row[ROW_LEN + 1];
 	record rec;
 	double t0 = seconds_now();
-	for (uint64_t i = 0; i < nops; i++) {
-		double x = rng_double(&r);
+	for (; run->done < until; run->done++) {
+		double x = rng_double(r);
 		if ((x -= w->insert) < 0 && w->insert > 0) {
-			insert_row(e, st, &r, (*count)++);
+			insert_row(e, st, r, run->count++);
 			ps->ops++;
 			continue;
 		}
-		key_of(chooser_next(&kc, &r, *count), row);
+		key_of(chooser_next(&run->kc, r, run->count), row);
 		if ((x -= w->read) < 0 && w->read > 0) {
 			read_row(e, st, row, ps);
 		} else if ((x -= w->update) < 0 && w->update > 0) {
-			if (e->update(st, row, (int)(rng_next(&r) % NFIELDS),
-				      random_value(&r)))
+			if (e->update(st, row, (int)(rng_next(r) % NFIELDS),
+				      random_value(r)))
 				fail("%s: update failed", e->name);
 		} else if ((x -= w->scan) < 0 && w->scan > 0) {
-			int len = 1 + (int)(rng_next(&r) % MAX_SCAN_LEN);
+			int len = 1 + (int)(rng_next(r) % MAX_SCAN_LEN);
 			int rows = 0;
 			rec.nfields = 0;
 			if (e->scan(st, row, len, &rec, &rows))
@@ -1009,13 +1029,13 @@ static double run_workload(const bench_engine *e, void *st, const workload *w,
 			ps->scan_rows += (uint64_t)rows;
 		} else { /* read-modify-write: read the row, write one field */
 			read_row(e, st, row, ps);
-			if (e->update(st, row, (int)(rng_next(&r) % NFIELDS),
-				      random_value(&r)))
+			if (e->update(st, row, (int)(rng_next(r) % NFIELDS),
+				      random_value(r)))
 				fail("%s: update failed", e->name);
 		}
 		ps->ops++;
 	}
-	return seconds_now() - t0;
+	run->secs += seconds_now() - t0;
 }
 
 /* ---- results table ------------------------------------------------------ */
@@ -1064,9 +1084,12 @@ static void usage(void)
 		"                    [--workloads ABCDEF] [--dist uniform|zipfian|both]\n"
 		"                    [--engines rocksdb,saltbox,sqlite,lmdb]\n"
 		"                    [--block-size BYTES] [--seed N] [--dir DIR]\n"
+		"                    [--rounds N]\n"
 		"Defaults: 100000 records, 200000 ops per workload, E runs\n"
 		"ops/10 scans, all workloads, zipfian, all engines, 64 KiB\n"
-		"blocks, temp dir under /tmp (removed at exit).\n");
+		"blocks, temp dir under /tmp (removed at exit), 10 rounds: each\n"
+		"phase runs in that many slices, engines taking turns, and an\n"
+		"engine's time is the sum of its slices.\n");
 	exit(2);
 }
 
@@ -1090,6 +1113,7 @@ int main(int argc, char **argv)
 		.block_size = 64 * 1024, /* HBase's BLOCKSIZE default */
 		.cache_bytes = (size_t)256 << 20,
 		.seed = 42,
+		.rounds = 10,
 	};
 	snprintf(cfg.dir, sizeof cfg.dir, "/tmp");
 	bool scan_ops_set = false;
@@ -1114,6 +1138,8 @@ int main(int argc, char **argv)
 			cfg.block_size = parse_u64(v);
 		else if (!strcmp(a, "--seed"))
 			cfg.seed = parse_u64(v);
+		else if (!strcmp(a, "--rounds"))
+			cfg.rounds = parse_u64(v);
 		else if (!strcmp(a, "--dir"))
 			snprintf(cfg.dir, sizeof cfg.dir, "%s", v);
 		else if (!strcmp(a, "--dist")) {
@@ -1127,6 +1153,8 @@ int main(int argc, char **argv)
 		} else
 			usage();
 	}
+	if (cfg.rounds == 0)
+		usage();
 	if (!scan_ops_set)
 		cfg.scan_ops = cfg.ops / 10;
 	if (cfg.records < 2 || cfg.ops == 0)
@@ -1171,19 +1199,25 @@ int main(int argc, char **argv)
 	memset(p, 0, sizeof *p);
 	snprintf(p->label, sizeof p->label, "load (rows/s)");
 	p->ops = cfg.records;
-	for (size_t e = 0; e < NENGINES; e++) {
-		if (!on[e])
-			continue;
-		rng r = {cfg.seed};
-		double t0 = seconds_now();
-		for (uint64_t k = 0; k < cfg.records; k++)
-			insert_row(&ENGINES[e], st[e], &r, k);
-		p->secs[e] = seconds_now() - t0;
-		p->ran[e] = true;
-		fprintf(stderr, "  load %-8s %8.2f s %10.0f rows/s\n",
-			ENGINES[e].name, p->secs[e],
-			(double)cfg.records / p->secs[e]);
-	}
+	rng lr[NENGINES];
+	for (size_t e = 0; e < NENGINES; e++)
+		lr[e].s = cfg.seed;
+	for (uint64_t k = 1; k <= cfg.rounds; k++) /* interleaved, as below */
+		for (size_t e = 0; e < NENGINES; e++) {
+			if (!on[e])
+				continue;
+			double t0 = seconds_now();
+			for (uint64_t n = cfg.records * (k - 1) / cfg.rounds;
+			     n < cfg.records * k / cfg.rounds; n++)
+				insert_row(&ENGINES[e], st[e], &lr[e], n);
+			p->secs[e] += seconds_now() - t0;
+			p->ran[e] = true;
+		}
+	for (size_t e = 0; e < NENGINES; e++)
+		if (on[e])
+			fprintf(stderr, "  load %-8s %8.2f s %10.0f rows/s\n",
+				ENGINES[e].name, p->secs[e],
+				(double)cfg.records / p->secs[e]);
 
 	/* Workloads: each runs on every engine in turn with the same seed,
 	 * hence the same operations; ratios are taken within one phase. */
@@ -1205,16 +1239,23 @@ int main(int argc, char **argv)
 					   : dist_name(dists[di]));
 			p->ops = w->scan > 0 ? cfg.scan_ops : cfg.ops;
 			uint64_t seed = cfg.seed * 1000003u + nres;
+			workload_run runs[NENGINES];
+			for (size_t e = 0; e < NENGINES; e++)
+				run_init(&runs[e], w, dists[di], p->ops, count,
+					 seed);
+			for (uint64_t k = 1; k <= cfg.rounds; k++)
+				for (size_t e = 0; e < NENGINES; e++)
+					if (on[e])
+						run_slice(&ENGINES[e], st[e], w,
+							  &runs[e],
+							  p->ops * k / cfg.rounds);
 			uint64_t end_count = 0;
 			phase_stats ref = {0};
 			for (size_t e = 0; e < NENGINES; e++) {
 				if (!on[e])
 					continue;
-				uint64_t c = count;
-				phase_stats ps;
-				p->secs[e] = run_workload(&ENGINES[e], st[e], w,
-							  dists[di], p->ops, &c,
-							  seed, &ps);
+				const phase_stats *ps = &runs[e].ps;
+				p->secs[e] = runs[e].secs;
 				p->ran[e] = true;
 				fprintf(stderr,
 					"  %-12s %-8s %7.2f s %10.0f ops/s  "
@@ -1222,20 +1263,20 @@ int main(int argc, char **argv)
 					"rows %llu\n",
 					p->label, ENGINES[e].name, p->secs[e],
 					(double)p->ops / p->secs[e],
-					(unsigned long long)ps.reads,
-					(unsigned long long)ps.short_reads,
-					(unsigned long long)ps.scans,
-					(unsigned long long)ps.scan_rows);
-				if (ps.short_reads)
+					(unsigned long long)ps->reads,
+					(unsigned long long)ps->short_reads,
+					(unsigned long long)ps->scans,
+					(unsigned long long)ps->scan_rows);
+				if (ps->short_reads)
 					fail("%s: %llu reads missed fields",
 					     ENGINES[e].name,
-					     (unsigned long long)ps.short_reads);
+					     (unsigned long long)ps->short_reads);
 				if (!end_count) {
-					end_count = c;
-					ref = ps;
-				} else if (c != end_count ||
-					   ps.scan_rows != ref.scan_rows ||
-					   ps.reads != ref.reads)
+					end_count = runs[e].count;
+					ref = *ps;
+				} else if (runs[e].count != end_count ||
+					   ps->scan_rows != ref.scan_rows ||
+					   ps->reads != ref.reads)
 					fail("%s did different work than %s",
 					     ENGINES[e].name, "the first engine");
 			}

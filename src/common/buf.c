@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int sbx_buf_reserve(sbx_buf *b, size_t extra)
+int sbx_buf_grow(sbx_buf *b, size_t extra)
 {
+	if (b->len + extra < b->len)
+		return sbx_error_set(SBX_ENOMEM, "buffer size overflow");
 	if (b->len + extra <= b->cap)
 		return SBX_OK;
 	size_t cap = b->cap ? b->cap : 64;
@@ -19,28 +21,6 @@ int sbx_buf_reserve(sbx_buf *b, size_t extra)
 	b->data = p;
 	b->cap = cap;
 	return SBX_OK;
-}
-
-int sbx_buf_append(sbx_buf *b, const void *data, size_t len)
-{
-	int rc = sbx_buf_reserve(b, len);
-	if (rc)
-		return rc;
-	if (len)
-		memcpy(b->data + b->len, data, len);
-	b->len += len;
-	return SBX_OK;
-}
-
-int sbx_buf_push(sbx_buf *b, uint8_t byte)
-{
-	return sbx_buf_append(b, &byte, 1);
-}
-
-int sbx_buf_set(sbx_buf *b, const void *data, size_t len)
-{
-	b->len = 0;
-	return sbx_buf_append(b, data, len);
 }
 
 int sbx_buf_printf(sbx_buf *b, const char *fmt, ...)

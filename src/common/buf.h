@@ -6,11 +6,41 @@
 
 #include <string.h>
 
-/* Ensure room for `extra` more bytes. Returns SBX_OK or SBX_ENOMEM. */
-int sbx_buf_reserve(sbx_buf *b, size_t extra);
-int sbx_buf_append(sbx_buf *b, const void *data, size_t len);
-int sbx_buf_push(sbx_buf *b, uint8_t byte);
-int sbx_buf_set(sbx_buf *b, const void *data, size_t len);
+/* Grow to hold `extra` more bytes (the slow path of sbx_buf_reserve). */
+int sbx_buf_grow(sbx_buf *b, size_t extra);
+
+/* Ensure room for `extra` more bytes. Returns SBX_OK or SBX_ENOMEM. The
+ * common case (room already there) is inline: the read path calls these
+ * per cell. */
+static inline int sbx_buf_reserve(sbx_buf *b, size_t extra)
+{
+	return b->cap - b->len >= extra ? SBX_OK : sbx_buf_grow(b, extra);
+}
+
+static inline int sbx_buf_append(sbx_buf *b, const void *data, size_t len)
+{
+	int rc = sbx_buf_reserve(b, len);
+	if (rc)
+		return rc;
+	if (len)
+		memcpy(b->data + b->len, data, len);
+	b->len += len;
+	return SBX_OK;
+}
+
+static inline int sbx_buf_push(sbx_buf *b, uint8_t byte)
+{
+	int rc = sbx_buf_reserve(b, 1);
+	if (!rc)
+		b->data[b->len++] = byte;
+	return rc;
+}
+
+static inline int sbx_buf_set(sbx_buf *b, const void *data, size_t len)
+{
+	b->len = 0;
+	return sbx_buf_append(b, data, len);
+}
 /* Append printf-formatted text (any length; nothing is cut). The buffer
  * keeps a NUL after the text, not counted in len. */
 int sbx_buf_printf(sbx_buf *b, const char *fmt, ...)

@@ -95,9 +95,15 @@ size_t cellkey_row_prefix_len(const uint8_t *key, size_t key_len)
 
 size_t cellkey_unescape(const uint8_t *p, size_t n, sbx_buf *out)
 {
-	size_t len = segment_len(p, n);
+	const uint8_t *plain;
+	size_t len = cellkey_segment(p, n, &plain);
 	if (!len || sbx_buf_reserve(out, len))
 		return 0;
+	if (plain) { /* no escaped zero: one copy */
+		memcpy(out->data + out->len, p, len - 2);
+		out->len += len - 2;
+		return len;
+	}
 	uint8_t *d = out->data + out->len;
 	size_t body = len - 2, i = 0;
 	while (i < body) { /* runs between escaped zeros */
@@ -126,13 +132,8 @@ int cellkey_decode(const uint8_t *key, size_t key_len, sbx_buf *row,
 			: segment_len(key + r, key_len - r);
 	if (!q || r + q + 9 != key_len)
 		return SBX_EIO;
-	const uint8_t *t = key + r + q;
-	uint64_t inv = 0;
-	for (int i = 0; i < 8; i++)
-		inv = (inv << 8) | t[i];
 	parts->row_prefix_len = r;
 	parts->qual_prefix_len = r + q;
-	parts->ts = (int64_t)~inv;
-	parts->type = (sbx_cell_type)(0xFF - t[8]);
+	cellkey_tail(key + r + q, &parts->ts, &parts->type);
 	return SBX_OK;
 }

@@ -41,6 +41,40 @@ typedef struct cellkey_parts {
 int cellkey_decode(const uint8_t *key, size_t key_len, sbx_buf *row,
 		   sbx_buf *qual, cellkey_parts *parts);
 
+/* Bytes of the E(x) segment starting at p (0 if malformed). *plain is
+ * set to p when x has no escaped zero (x is then the segment's first
+ * return-2 bytes, readable in place), else to NULL. */
+static inline size_t cellkey_segment(const uint8_t *p, size_t n,
+				     const uint8_t **plain)
+{
+	*plain = NULL;
+	if (n < 2)
+		return 0;
+	const uint8_t *z = memchr(p, 0, n - 1);
+	if (z && z[1] == 0x01) {
+		*plain = p;
+		return (size_t)(z - p) + 2;
+	}
+	return cellkey_row_prefix_len(p, n);
+}
+
+/* The timestamp and type in the 9 bytes that end a cell key. */
+static inline void cellkey_tail(const uint8_t *t, int64_t *ts,
+				sbx_cell_type *type)
+{
+	uint64_t inv;
+	memcpy(&inv, t, sizeof inv);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	inv = __builtin_bswap64(inv);
+#else
+	inv = 0;
+	for (int i = 0; i < 8; i++)
+		inv = (inv << 8) | t[i];
+#endif
+	*ts = (int64_t)~inv;
+	*type = (sbx_cell_type)(0xFF - t[8]);
+}
+
 /* Unescape one E(x) segment starting at p; returns bytes consumed (0 on
  * malformed input) and appends x to out. */
 size_t cellkey_unescape(const uint8_t *p, size_t n, sbx_buf *out);

@@ -89,7 +89,7 @@ struct reader {
 	/* per-row scratch */
 	sbx_buf prefix; /* E(row) of the row being assembled */
 	sbx_buf qual;   /* decoded qualifier of the current column */
-	sbx_buf colkey; /* escaped row+qualifier prefix of the current column */
+	sbx_buf colkey; /* escaped qualifier segment of the current column */
 	sbx_buf seek;
 	ts_list fam_ver, col_ver;
 	/* a whole row split into batch-sized results */
@@ -100,6 +100,7 @@ struct reader {
 	bool hint_pending;
 	sbx_filter_hint hint;
 	rowbuf rb;
+	bool fam_begun; /* the result names the family being read */
 	size_t last_bytes, last_cells; /* the previous row's result size */
 	sbx_buf row; /* the row being assembled */
 };
@@ -520,12 +521,21 @@ static int buffer_row_backwards(reader *r, famcur *c)
 
 static int add_cell(reader *r, sbx_result *res, famcur *c, const sbx_cell *in)
 {
+	if (!r->fam_begun) { /* the family's name goes in with its first cell */
+		int rc = result_begin_family(res, c->fam->desc.name, c->fam_len);
+		if (rc)
+			return rc;
+		r->fam_begun = true;
+	}
+	if (!r->filter || in->type != SBX_CELL_PUT)
+		return result_add_cell(res, in->qualifier, in->qualifier_len,
+				       in->timestamp, in->type, in->value,
+				       in->value_len);
 	sbx_cell out = *in;
-	if (r->filter && in->type == SBX_CELL_PUT)
-		sbx_filter_transform_cell(r->filter, in, &out);
-	return result_add(res, c->fam->desc.name, c->fam_len,
-			  out.qualifier, out.qualifier_len, out.timestamp,
-			  out.type, out.value, out.value_len);
+	sbx_filter_transform_cell(r->filter, in, &out);
+	return result_add_cell(res, out.qualifier, out.qualifier_len,
+			       out.timestamp, out.type, out.value,
+			       out.value_len);
 }
 
 static int read_family_row(reader *r, famcur *c, sbx_result *res,
@@ -540,8 +550,9 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 	int included = 0, visible = 0;
 	bool skip_column = false;
 	int skipped = 0; /* versions stepped over in a skipped column */
+	bool have_col = false; /* r->colkey/r->qual hold the current column */
+	r->fam_begun = false;
 	r->fam_ver.n = r->col_ver.n = 0;
-	r->colkey.len = 0;
 	*action = ROW_CONTINUE;
 	*consumed = false;
 
@@ -550,27 +561,27 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 		const uint8_t *k = src_key(r, c, &kl);
 		if (kl < r->prefix.len || memcmp(k, r->prefix.data, r->prefix.len))
 			break;
-		cellkey_parts p;
-		r->qual.len = 0;
-		size_t ql = cellkey_unescape(k + r->prefix.len,
-					     kl - r->prefix.len, &r->qual);
+		/* The qualifier segment; decoded only when the column changes
+		 * (r->colkey keeps its escaped bytes). */
+		const uint8_t *qe = k + r->prefix.len, *plain;
+		size_t ql = cellkey_segment(qe, kl - r->prefix.len, &plain);
 		if (!ql || r->prefix.len + ql + 9 != kl)
 			return sbx_error_set(SBX_EIO, "corrupt cell key");
-		const uint8_t *t = k + r->prefix.len + ql;
-		uint64_t inv = 0;
-		for (int i = 0; i < 8; i++)
-			inv = (inv << 8) | t[i];
-		p.ts = (int64_t)~inv;
-		p.type = (sbx_cell_type)(0xFF - t[8]);
-		p.qual_prefix_len = r->prefix.len + ql;
+		int64_t ts;
+		sbx_cell_type type;
+		cellkey_tail(qe + ql, &ts, &type);
 
-		bool fam_marker = p.type == SBX_CELL_DELETE_FAMILY ||
-				  p.type == SBX_CELL_DELETE_FAMILY_VERSION;
+		bool fam_marker = type == SBX_CELL_DELETE_FAMILY ||
+				  type == SBX_CELL_DELETE_FAMILY_VERSION;
 		if (!fam_marker &&
-		    (r->colkey.len != p.qual_prefix_len ||
-		     memcmp(r->colkey.data, k, p.qual_prefix_len))) {
-			if (sbx_buf_set(&r->colkey, k, p.qual_prefix_len))
+		    (!have_col || r->colkey.len != ql ||
+		     memcmp(r->colkey.data, qe, ql))) {
+			r->qual.len = 0;
+			if (sbx_buf_set(&r->colkey, qe, ql) ||
+			    (plain ? sbx_buf_append(&r->qual, qe, ql - 2)
+				   : !cellkey_unescape(qe, ql, &r->qual)))
 				return SBX_ENOMEM_SET();
+			have_col = true;
 			col_del = -1;
 			r->col_ver.n = 0;
 			included = visible = skipped = 0;
@@ -592,8 +603,10 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 			 * seek past the column (never past the empty
 			 * qualifier's, which holds the family markers). */
 			if (++skipped > 2 && r->qual.len > 0 && !r->rb.active) {
-				if (sbx_buf_set(&r->seek, r->colkey.data,
-						r->colkey.len))
+				if (sbx_buf_set(&r->seek, r->prefix.data,
+						r->prefix.len) ||
+				    sbx_buf_append(&r->seek, r->colkey.data,
+						   r->colkey.len))
 					return SBX_ENOMEM_SET();
 				r->seek.data[r->seek.len - 1] = 0x02;
 				src_seek(r, c, &r->seek);
@@ -604,14 +617,15 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 			continue;
 		}
 		const uint8_t *v = src_value(r, c, &vl);
+		/* Family markers live in the empty qualifier's column. */
 		sbx_cell cell = {row, row_len, f->desc.name,
 				 c->fam_len, r->qual.data,
-				 r->qual.len, p.ts, p.type, v, vl};
-		bool in_range = p.ts >= r->min_ts && p.ts < r->max_ts;
+				 fam_marker ? 0 : r->qual.len, ts, type, v, vl};
+		bool in_range = ts >= r->min_ts && ts < r->max_ts;
 
 		if (r->raw) {
 			if (in_range && included < c->max_versions) {
-				if (p.type == SBX_CELL_PUT)
+				if (type == SBX_CELL_PUT)
 					included++;
 				int rc = add_cell(r, res, c, &cell);
 				if (rc)
@@ -620,24 +634,24 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 			src_next(r, c);
 			continue;
 		}
-		if (p.type != SBX_CELL_PUT) {
-			bool track = see_past ? in_range : p.ts >= r->min_ts;
+		if (type != SBX_CELL_PUT) {
+			bool track = see_past ? in_range : ts >= r->min_ts;
 			if (track) {
 				int rc = SBX_OK;
-				switch (p.type) {
+				switch (type) {
 				case SBX_CELL_DELETE_FAMILY:
-					if (p.ts > fam_del)
-						fam_del = p.ts;
+					if (ts > fam_del)
+						fam_del = ts;
 					break;
 				case SBX_CELL_DELETE_FAMILY_VERSION:
-					rc = ts_list_add(&r->fam_ver, p.ts);
+					rc = ts_list_add(&r->fam_ver, ts);
 					break;
 				case SBX_CELL_DELETE_COLUMN:
-					if (p.ts > col_del)
-						col_del = p.ts;
+					if (ts > col_del)
+						col_del = ts;
 					break;
 				default:
-					rc = ts_list_add(&r->col_ver, p.ts);
+					rc = ts_list_add(&r->col_ver, ts);
 				}
 				if (rc)
 					return rc;
@@ -645,14 +659,14 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 			src_next(r, c);
 			continue;
 		}
-		bool masked = p.ts <= fam_del || p.ts <= col_del ||
-			      ts_list_has(&r->fam_ver, p.ts) ||
-			      ts_list_has(&r->col_ver, p.ts);
+		bool masked = ts <= fam_del || ts <= col_del ||
+			      ts_list_has(&r->fam_ver, ts) ||
+			      ts_list_has(&r->col_ver, ts);
 		if (masked) {
 			src_next(r, c);
 			continue;
 		}
-		if (has_ttl && p.ts < oldest && visible >= f->desc.min_versions) {
+		if (has_ttl && ts < oldest && visible >= f->desc.min_versions) {
 			skip_column = true; /* older versions are expired too */
 			src_next(r, c);
 			continue;
