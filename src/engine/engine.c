@@ -87,6 +87,7 @@ static void table_free_families(table *t)
 void table_unref(table *t)
 {
 	if (t && atomic_fetch_sub(&t->refs, 1) == 1) {
+		reader_free(atomic_load(&t->spare_reader));
 		table_free_families(t);
 		for (size_t i = 0; i < t->nregions; i++)
 			region_free(t->regions[i]);

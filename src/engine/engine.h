@@ -76,6 +76,11 @@ typedef struct table {
 	sbx_split_policy policy;
 	atomic_bool splitting;
 	_Atomic uint64_t memtable_seen; /* memtable bytes last seen, to notice flushes */
+	/* Size of a recent row read (bytes, cells), capped: a new read's
+	 * first result starts that large instead of growing cell by cell. */
+	_Atomic size_t row_bytes_hint, row_cells_hint;
+	/* A closed reader's memory, parked for the next read (read.c). */
+	_Atomic(struct reader *) spare_reader;
 } table;
 
 typedef struct engine {
@@ -182,6 +187,8 @@ typedef struct reader reader;
 int reader_open(reader **out, engine *e, table *t, const sbx_scan_opts *o);
 int reader_next(reader *r, sbx_result **out);
 void reader_close(reader *r);
+/* Free a parked reader's memory (table teardown). */
+void reader_free(reader *r);
 /* Read one row (get) with t->lock held. */
 int engine_read_row(sbx_result **out, engine *e, table *t, const uint8_t *row,
 		    size_t row_len, const sbx_read_opts *o);

@@ -73,7 +73,7 @@ struct reader {
 	engine *eng;
 	table *tab;
 	famcur *fc;
-	size_t nfc;
+	size_t nfc, fc_cap; /* cursors in use, allocated */
 	rocksdb_readoptions_t *ro;
 	sbx_buf lower, upper; /* iterator bounds; must outlive iterators */
 	bool has_lower, has_upper;
@@ -193,7 +193,10 @@ static int cmp_buf(const void *a, const void *b)
 static int add_famcur(reader *r, family *f, const sbx_read_opts *o)
 {
 	famcur *c = &r->fc[r->nfc++];
+	sbx_buf row = c->row; /* scratch kept from an earlier use */
 	memset(c, 0, sizeof *c);
+	c->row = row;
+	c->row.len = 0;
 	atomic_fetch_add(&f->refs, 1);
 	c->fam = f;
 	c->fam_len = strlen(f->desc.name);
@@ -256,10 +259,113 @@ static int set_bounds(reader *r, const sbx_scan_opts *o)
 	return SBX_OK;
 }
 
+/* Rows larger than this do not size later reads' first results. */
+#define HINT_MAX_BYTES ((size_t)64 << 10)
+#define HINT_MAX_CELLS ((size_t)1024)
+
+/* Leave the last row's size as the table's hint (stored only when it
+ * changes: the line is shared by every reader of the table). */
+static void store_size_hint(reader *r)
+{
+	table *t = r->tab;
+	size_t b = r->last_bytes, c = r->last_cells;
+	if (!c || b > HINT_MAX_BYTES || c > HINT_MAX_CELLS)
+		return;
+	if (atomic_load_explicit(&t->row_bytes_hint, memory_order_relaxed) != b)
+		atomic_store_explicit(&t->row_bytes_hint, b,
+				      memory_order_relaxed);
+	if (atomic_load_explicit(&t->row_cells_hint, memory_order_relaxed) != c)
+		atomic_store_explicit(&t->row_cells_hint, c,
+				      memory_order_relaxed);
+}
+
+/* Scratch a parked reader may keep; a reader that grew more is freed. */
+#define PARK_MAX_BYTES ((size_t)256 << 10)
+
+/* The scratch buffers a reader keeps between uses. */
+#define READER_BUFS(X)                                                        \
+	X(lower) X(upper) X(prefix) X(qual) X(colkey) X(seek) X(hint_row)    \
+	X(hint.row) X(hint.qualifier) X(rb.arena) X(row)
+
+static size_t reader_scratch_bytes(const reader *r)
+{
+	size_t n = (r->fam_ver.cap + r->col_ver.cap) * sizeof(int64_t) +
+		   r->rb.cap * sizeof(rowbuf_ent);
+	for (size_t i = 0; i < r->fc_cap; i++)
+		n += r->fc[i].row.cap;
+#define ADD_CAP(f) n += r->f.cap;
+	READER_BUFS(ADD_CAP)
+#undef ADD_CAP
+	return n;
+}
+
+void reader_free(reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->fc_cap; i++)
+		sbx_buf_free(&r->fc[i].row);
+	free(r->fc);
+#define FREE_BUF(f) sbx_buf_free(&r->f);
+	READER_BUFS(FREE_BUF)
+#undef FREE_BUF
+	free(r->fam_ver.v);
+	free(r->col_ver.v);
+	free(r->rb.ents);
+	free(r);
+}
+
+/* Zero every field but the scratch memory, which is kept, emptied. */
+static void reader_reset(reader *r)
+{
+	reader k = *r;
+	memset(r, 0, sizeof *r);
+	r->fc = k.fc;
+	r->fc_cap = k.fc_cap;
+	for (size_t i = 0; i < r->fc_cap; i++) {
+		sbx_buf row = r->fc[i].row;
+		memset(&r->fc[i], 0, sizeof r->fc[i]);
+		r->fc[i].row = row;
+		r->fc[i].row.len = 0;
+	}
+#define KEEP_BUF(f) r->f = k.f, r->f.len = 0;
+	READER_BUFS(KEEP_BUF)
+#undef KEEP_BUF
+	r->fam_ver = k.fam_ver;
+	r->fam_ver.n = 0;
+	r->col_ver = k.col_ver;
+	r->col_ver.n = 0;
+	r->rb.ents = k.rb.ents;
+	r->rb.cap = k.rb.cap;
+}
+
+/* The table's parked reader, or a new one; room for nfc cursors. */
+static reader *reader_alloc(table *t, size_t nfc)
+{
+	reader *r = atomic_exchange_explicit(&t->spare_reader, NULL,
+					     memory_order_acquire);
+	if (!r && !(r = calloc(1, sizeof *r)))
+		return NULL;
+	if (r->fc_cap < nfc) {
+		famcur *fc = realloc(r->fc, nfc * sizeof *fc);
+		if (!fc) {
+			reader_free(r);
+			return NULL;
+		}
+		memset(fc + r->fc_cap, 0, (nfc - r->fc_cap) * sizeof *fc);
+		r->fc = fc;
+		r->fc_cap = nfc;
+	}
+	return r;
+}
+
 void reader_close(reader *r)
 {
 	if (!r)
 		return;
+	table *t = r->tab;
+	if (t)
+		store_size_hint(r);
 	for (size_t i = 0; i < r->nfc; i++) {
 		famcur *c = &r->fc[i];
 		if (c->it)
@@ -267,29 +373,23 @@ void reader_close(reader *r)
 		for (size_t j = 0; j < c->nquals; j++)
 			sbx_buf_free(&c->quals[j]);
 		free(c->quals);
-		sbx_buf_free(&c->row);
 		family_unref(c->fam);
 	}
-	free(r->fc);
 	if (r->ro)
 		rocksdb_readoptions_destroy(r->ro);
-	sbx_buf_free(&r->lower);
-	sbx_buf_free(&r->upper);
-	sbx_buf_free(&r->prefix);
-	sbx_buf_free(&r->qual);
-	sbx_buf_free(&r->colkey);
-	sbx_buf_free(&r->seek);
-	sbx_buf_free(&r->hint_row);
-	sbx_buf_free(&r->hint.row);
-	sbx_buf_free(&r->hint.qualifier);
-	free(r->fam_ver.v);
-	free(r->col_ver.v);
-	sbx_buf_free(&r->rb.arena);
-	free(r->rb.ents);
-	sbx_buf_free(&r->row);
 	sbx_result_free(r->pending);
-	table_unref(r->tab);
-	free(r);
+	/* Park the memory in the table for the next read: a point get then
+	 * allocates none of its scratch buffers. */
+	reader *none = NULL;
+	if (t && reader_scratch_bytes(r) <= PARK_MAX_BYTES) {
+		reader_reset(r);
+		if (atomic_compare_exchange_strong_explicit(
+			    &t->spare_reader, &none, r, memory_order_release,
+			    memory_order_relaxed))
+			r = NULL;
+	}
+	reader_free(r);
+	table_unref(t);
 }
 
 static int reader_setup(reader **out, engine *e, table *t,
@@ -302,7 +402,7 @@ static int reader_setup(reader **out, engine *e, table *t,
 			return sbx_error_set(SBX_ENOFAMILY,
 					     "table '%s' has no family '%s'",
 					     t->name, ro->columns[i].family);
-	reader *r = calloc(1, sizeof *r);
+	reader *r = reader_alloc(t, t->nfams ? t->nfams : 1);
 	if (!r)
 		return SBX_ENOMEM_SET();
 	atomic_fetch_add(&t->refs, 1);
@@ -316,10 +416,11 @@ static int reader_setup(reader **out, engine *e, table *t,
 	r->batch = o->batch;
 	r->filter = ro->filter;
 	r->now_ms = engine_now_ms();
+	r->last_bytes = atomic_load_explicit(&t->row_bytes_hint,
+					     memory_order_relaxed);
+	r->last_cells = atomic_load_explicit(&t->row_cells_hint,
+					     memory_order_relaxed);
 	int rc = SBX_OK;
-	r->fc = calloc(t->nfams ? t->nfams : 1, sizeof *r->fc);
-	if (!r->fc)
-		rc = SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < t->nfams; i++) {
 		bool selected = ro->ncolumns == 0;
 		for (size_t j = 0; j < ro->ncolumns; j++)
