@@ -330,12 +330,11 @@ static int saltbox_update(void *p, const char *row, int field,
 
 static void take_result(const sbx_result *res, record *rec)
 {
-	size_t n = sbx_result_size(res);
-	for (size_t i = 0; i < n; i++) {
-		const sbx_cell *c = sbx_result_cell(res, i);
-		record_take(rec, field_index(c->qualifier, c->qualifier_len),
-			    c->value, c->value_len);
-	}
+	size_t n;
+	const sbx_cell *c = sbx_result_cells(res, &n);
+	for (size_t i = 0; i < n; i++)
+		record_take(rec, field_index(c[i].qualifier, c[i].qualifier_len),
+			    c[i].value, c[i].value_len);
 }
 
 static int saltbox_read(void *p, const char *row, record *rec)

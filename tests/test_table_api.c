@@ -131,8 +131,29 @@ static void test_batch_and_columns(void)
 	CHECK_INT(sbx_result_size(res[0]), 1);
 	CHECK_INT(sbx_result_size(res[1]), 0);
 	CHECK_INT(sbx_result_size(res[2]), 0);
+	/* the whole array at once: the same views as cell by cell */
+	size_t n = 99;
+	const sbx_cell *all = sbx_result_cells(res[0], &n);
+	CHECK_INT(n, 1);
+	CHECK(all == sbx_result_cell(res[0], 0));
+	CHECK_MEM(all[0].qualifier, all[0].qualifier_len, "q9");
+	CHECK_MEM(all[0].value, all[0].value_len, "C");
+	n = 99;
+	CHECK(sbx_result_cells(res[1], &n) == NULL);
+	CHECK_INT(n, 0);
 	for (int i = 0; i < 3; i++)
 		sbx_result_free(res[i]);
+	/* a whole row of six cells, two families, through the array */
+	sbx_result *r1;
+	CHECK_INT(sbx_table_get(&r1, t, "r1", 2, NULL), SBX_OK);
+	all = sbx_result_cells(r1, &n);
+	CHECK_INT(n, 6);
+	for (size_t i = 0; all && i < n; i++) {
+		CHECK_MEM(all[i].family, all[i].family_len, i < 3 ? "a" : "b");
+		CHECK_MEM(all[i].qualifier, all[i].qualifier_len, qs[i % 3]);
+		CHECK_MEM(all[i].row, all[i].row_len, "r1");
+	}
+	sbx_result_free(r1);
 	sbx_table_close(t);
 	sbx_db_close(db);
 }

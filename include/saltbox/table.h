@@ -125,6 +125,9 @@ int sbx_table_check_and_mutate(sbx_table *t, const void *row, size_t row_len,
 size_t sbx_result_size(const sbx_result *r);
 /* Cell i (0 <= i < size). The view is valid until the result is freed. */
 const sbx_cell *sbx_result_cell(const sbx_result *r, size_t i);
+/* All cells as one array of *n (HBase's Result.rawCells()), or NULL with *n
+ * 0 for an empty result. Valid until the result is freed. */
+const sbx_cell *sbx_result_cells(const sbx_result *r, size_t *n);
 /* The row key, or NULL with *len 0 for an empty result. */
 const uint8_t *sbx_result_row(const sbx_result *r, size_t *len);
 /* The newest value of family:qualifier in the result, or NULL. */

@@ -660,7 +660,8 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 	while (src_valid(r, c)) {
 		size_t kl, vl;
 		const uint8_t *k = src_key(r, c, &kl);
-		if (kl < r->prefix.len || memcmp(k, r->prefix.data, r->prefix.len))
+		if (kl < r->prefix.len ||
+		    !sbx_bytes_eq(k, r->prefix.data, r->prefix.len))
 			break;
 		/* The qualifier segment; decoded only when the column changes
 		 * (r->colkey keeps its escaped bytes). */
@@ -676,7 +677,7 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 				  type == SBX_CELL_DELETE_FAMILY_VERSION;
 		if (!fam_marker &&
 		    (!have_col || r->colkey.len != ql ||
-		     memcmp(r->colkey.data, qe, ql))) {
+		     !sbx_bytes_eq(r->colkey.data, qe, ql))) {
 			r->qual.len = 0;
 			if (sbx_buf_set(&r->colkey, qe, ql) ||
 			    (plain ? sbx_buf_append(&r->qual, qe, ql - 2)

@@ -356,21 +356,22 @@ static int send_rmw(remote_table *t, const sbx_mutation *m, mut_kind kind,
 	return rc;
 }
 
-static int cmp_cell_off(const void *a, const void *b, void *arena)
+static int cmp_cell_order(const sbx_cell *x, const sbx_cell *y)
 {
-	const result_cell_off *x = a, *y = b;
-	const uint8_t *base = arena;
-	int c = strcmp((const char *)base + x->fam_off,
-		       (const char *)base + y->fam_off);
+	size_t n = x->family_len < y->family_len ? x->family_len : y->family_len;
+	int c = n ? memcmp(x->family, y->family, n) : 0;
 	if (c)
 		return c;
-	size_t n = x->qual_len < y->qual_len ? x->qual_len : y->qual_len;
-	c = n ? memcmp(base + x->qual_off, base + y->qual_off, n) : 0;
+	if (x->family_len != y->family_len)
+		return x->family_len < y->family_len ? -1 : 1;
+	n = x->qualifier_len < y->qualifier_len ? x->qualifier_len
+						 : y->qualifier_len;
+	c = n ? memcmp(x->qualifier, y->qualifier, n) : 0;
 	if (c)
 		return c;
-	if (x->qual_len != y->qual_len)
-		return x->qual_len < y->qual_len ? -1 : 1;
-	return x->ts > y->ts ? -1 : x->ts < y->ts;
+	if (x->qualifier_len != y->qualifier_len)
+		return x->qualifier_len < y->qualifier_len ? -1 : 1;
+	return x->timestamp > y->timestamp ? -1 : x->timestamp < y->timestamp;
 }
 
 /* Results of increments and appends come from two requests: put the
@@ -378,12 +379,12 @@ static int cmp_cell_off(const void *a, const void *b, void *arena)
 static void sort_result(sbx_result *r)
 {
 	for (size_t i = 1; i < r->n; i++)
-		for (size_t j = i; j > 0 && cmp_cell_off(&r->offs[j - 1], &r->offs[j],
-							 r->arena.data) > 0;
+		for (size_t j = i;
+		     j > 0 && cmp_cell_order(&r->cells[j - 1], &r->cells[j]) > 0;
 		     j--) {
-			result_cell_off tmp = r->offs[j];
-			r->offs[j] = r->offs[j - 1];
-			r->offs[j - 1] = tmp;
+			sbx_cell tmp = r->cells[j];
+			r->cells[j] = r->cells[j - 1];
+			r->cells[j - 1] = tmp;
 		}
 }
 

@@ -15,31 +15,22 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* Bytes of one cell's entry: its offsets and its public view. */
-#define CELL_ENTRY (sizeof(result_cell_off) + sizeof(sbx_cell))
-
-static void place_cells(sbx_result *r, void *block, size_t cap)
-{
-	r->offs = block;
-	r->cells = (sbx_cell *)(r->offs + cap);
-	r->cap = cap;
-}
-
 int result_new_sized(sbx_result **out, const uint8_t *row, size_t row_len,
 		     size_t bytes, size_t cells)
 {
 	size_t head = sizeof(sbx_result);
-	if (cells > (SIZE_MAX / 2 - head) / CELL_ENTRY ||
+	if (cells > (SIZE_MAX / 2 - head) / sizeof(sbx_cell) ||
 	    bytes > SIZE_MAX / 4 || row_len > SIZE_MAX / 4)
 		return sbx_error_set(SBX_ENOMEM, "result too large");
-	size_t cells_bytes = cells * CELL_ENTRY;
+	size_t cells_bytes = cells * sizeof(sbx_cell);
 	size_t arena_cap = row_len + bytes + 1;
 	sbx_result *r = malloc(head + cells_bytes + arena_cap);
 	if (!r)
 		return SBX_ENOMEM_SET();
 	memset(r, 0, sizeof *r);
 	if (cells) {
-		place_cells(r, r + 1, cells);
+		r->cells = (sbx_cell *)(r + 1);
+		r->cap = cells;
 		r->inline_cells = true;
 	}
 	r->arena.data = (uint8_t *)(r + 1) + cells_bytes;
@@ -61,25 +52,27 @@ int result_new(sbx_result **out, const uint8_t *row, size_t row_len)
 static int grow_cells(sbx_result *r)
 {
 	size_t cap = r->cap ? r->cap * 2 : 8;
-	if (cap > SIZE_MAX / CELL_ENTRY)
+	if (cap > SIZE_MAX / sizeof(sbx_cell))
 		return sbx_error_set(SBX_ENOMEM, "result too large");
-	void *block;
+	sbx_cell *cells;
 	if (r->inline_cells) {
-		block = malloc(cap * CELL_ENTRY);
-		if (block && r->n)
-			memcpy(block, r->offs, r->n * sizeof *r->offs);
+		cells = malloc(cap * sizeof *cells);
+		if (cells && r->n)
+			memcpy(cells, r->cells, r->n * sizeof *cells);
 	} else {
-		block = realloc(r->offs, cap * CELL_ENTRY);
+		cells = realloc(r->cells, cap * sizeof *cells);
 	}
-	if (!block)
+	if (!cells)
 		return SBX_ENOMEM_SET();
 	r->inline_cells = false;
-	place_cells(r, block, cap);
+	r->cells = cells;
+	r->cap = cap;
 	return SBX_OK;
 }
 
-/* Room for `extra` more arena bytes (the arena may live in the struct's
- * block, so never sbx_buf's realloc). */
+/* Room for `extra` more arena bytes. The arena moves to a new block and
+ * every view is rebased onto it while the old block still exists (never
+ * realloc: pointers into a freed block may not even be compared). */
 static int arena_reserve(sbx_result *r, size_t extra)
 {
 	sbx_buf *a = &r->arena;
@@ -90,16 +83,21 @@ static int arena_reserve(sbx_result *r, size_t extra)
 	size_t cap = a->cap ? a->cap * 2 : 64;
 	while (cap < a->len + extra)
 		cap *= 2;
-	uint8_t *p;
-	if (r->inline_arena) {
-		p = malloc(cap);
-		if (p && a->len)
-			memcpy(p, a->data, a->len);
-	} else {
-		p = realloc(a->data, cap);
-	}
+	uint8_t *p = malloc(cap);
 	if (!p)
 		return SBX_ENOMEM_SET();
+	const uint8_t *old = a->data;
+	if (a->len)
+		memcpy(p, old, a->len);
+	for (size_t i = 0; i < r->n; i++) {
+		sbx_cell *c = &r->cells[i];
+		c->row = p;
+		c->family = (const char *)p + (c->family - (const char *)old);
+		c->qualifier = p + (c->qualifier - old);
+		c->value = p + (c->value - old);
+	}
+	if (!r->inline_arena)
+		free(a->data);
 	r->inline_arena = false;
 	a->data = p;
 	a->cap = cap;
@@ -109,10 +107,11 @@ static int arena_reserve(sbx_result *r, size_t extra)
 int result_begin_family(sbx_result *r, const char *family, size_t family_len)
 {
 	/* Reuse the previous cell's family bytes when they match. */
-	if (r->n && r->offs[r->n - 1].fam_len == family_len &&
-	    !memcmp(r->arena.data + r->offs[r->n - 1].fam_off, family,
-		    family_len)) {
-		r->fam_off = r->offs[r->n - 1].fam_off;
+	const sbx_cell *last = r->n ? &r->cells[r->n - 1] : NULL;
+	if (last && last->family_len == family_len &&
+	    !memcmp(last->family, family, family_len)) {
+		r->fam_off = (size_t)((const uint8_t *)last->family -
+				      r->arena.data);
 		r->fam_len = family_len;
 		return SBX_OK;
 	}
@@ -127,33 +126,16 @@ int result_begin_family(sbx_result *r, const char *family, size_t family_len)
 	return SBX_OK;
 }
 
-int result_add_cell(sbx_result *r, const uint8_t *qual, size_t qual_len,
-		    int64_t ts, sbx_cell_type type, const uint8_t *value,
-		    size_t value_len)
+int result_add_cell_slow(sbx_result *r, const uint8_t *qual, size_t qual_len,
+			 int64_t ts, sbx_cell_type type, const uint8_t *value,
+			 size_t value_len)
 {
 	if (r->n == r->cap && grow_cells(r))
 		return SBX_ENOMEM_SET();
 	if (qual_len > SIZE_MAX / 4 || value_len > SIZE_MAX / 4 ||
 	    arena_reserve(r, qual_len + value_len))
 		return SBX_ENOMEM_SET();
-	result_cell_off *c = &r->offs[r->n];
-	uint8_t *d = r->arena.data + r->arena.len;
-	c->fam_off = r->fam_off;
-	c->fam_len = r->fam_len;
-	c->qual_off = r->arena.len;
-	c->qual_len = qual_len;
-	if (qual_len)
-		memcpy(d, qual, qual_len);
-	c->value_off = c->qual_off + qual_len;
-	c->value_len = value_len;
-	if (value_len)
-		memcpy(d + qual_len, value, value_len);
-	r->arena.len += qual_len + value_len;
-	c->ts = ts;
-	c->type = type;
-	r->n++;
-	r->finished = false;
-	return SBX_OK;
+	return result_add_cell(r, qual, qual_len, ts, type, value, value_len);
 }
 
 int result_add(sbx_result *r, const char *family, size_t family_len,
@@ -168,21 +150,6 @@ int result_add(sbx_result *r, const char *family, size_t family_len,
 
 int result_finish(sbx_result *r)
 {
-	const uint8_t *base = r->arena.data;
-	for (size_t i = 0; i < r->n; i++) {
-		const result_cell_off *o = &r->offs[i];
-		sbx_cell *c = &r->cells[i];
-		c->row = base;
-		c->row_len = r->row_len;
-		c->family = (const char *)base + o->fam_off;
-		c->family_len = o->fam_len;
-		c->qualifier = base + o->qual_off;
-		c->qualifier_len = o->qual_len;
-		c->timestamp = o->ts;
-		c->type = o->type;
-		c->value = base + o->value_off;
-		c->value_len = o->value_len;
-	}
 	r->finished = true;
 	return SBX_OK;
 }
@@ -204,6 +171,18 @@ const sbx_cell *sbx_result_cell(const sbx_result *r, size_t i)
 	if (!r || i >= r->n || !r->finished)
 		return NULL;
 	return &r->cells[i];
+}
+
+const sbx_cell *sbx_result_cells(const sbx_result *r, size_t *n)
+{
+	if (!r || !r->finished || r->n == 0) {
+		if (n)
+			*n = 0;
+		return NULL;
+	}
+	if (n)
+		*n = r->n;
+	return r->cells;
 }
 
 const uint8_t *sbx_result_row(const sbx_result *r, size_t *len)
@@ -243,6 +222,6 @@ void sbx_result_free(sbx_result *r)
 	if (!r->inline_arena)
 		free(r->arena.data);
 	if (!r->inline_cells)
-		free(r->offs);
+		free(r->cells);
 	free(r);
 }

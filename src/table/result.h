@@ -1,7 +1,8 @@
 /*
  * result.h - building sbx_result objects (internal). Cells are appended with
- * their bytes copied into one arena; result_finish() fixes up the public
- * cell views once the arena no longer moves.
+ * their bytes copied into one arena and their public views (sbx_cell) filled
+ * at once; if the arena has to move, the views are rebased onto the new
+ * block, so they are valid at every step.
  */
 #ifndef SBX_TABLE_RESULT_H
 #define SBX_TABLE_RESULT_H
@@ -9,20 +10,13 @@
 #include "common/buf.h"
 #include "saltbox/table.h"
 
-typedef struct result_cell_off {
-	size_t fam_off, fam_len, qual_off, qual_len, value_off, value_len;
-	int64_t ts;
-	sbx_cell_type type;
-} result_cell_off;
-
-/* offs and cells share one block of cap entries each: offs first, then the
- * public views result_finish() fills. The block and the arena start inside
- * the result's own allocation (inline_*) and move out only if they outgrow
- * it. The arena is never grown with sbx_buf's functions. */
+/* The cell views and the arena start inside the result's own allocation
+ * (inline_*) and move out only if they outgrow it: a row read with the
+ * previous row's size costs one malloc. The arena is never grown with
+ * sbx_buf's functions (it may not be a heap block of its own). */
 struct sbx_result {
 	sbx_buf arena; /* row bytes first, then families, qualifiers, values */
 	size_t row_len;
-	result_cell_off *offs;
 	sbx_cell *cells;
 	size_t n, cap;
 	size_t fam_off, fam_len; /* family of the cells result_add_cell adds */
@@ -43,10 +37,42 @@ int result_add(sbx_result *r, const char *family, size_t family_len,
 /* The same in two steps, for many cells of one family: name the family
  * once, then add its cells. */
 int result_begin_family(sbx_result *r, const char *family, size_t family_len);
-int result_add_cell(sbx_result *r, const uint8_t *qual, size_t qual_len,
-		    int64_t ts, sbx_cell_type type, const uint8_t *value,
-		    size_t value_len);
-/* Make the public views valid. Call once, after the last result_add. */
+int result_add_cell_slow(sbx_result *r, const uint8_t *qual, size_t qual_len,
+			 int64_t ts, sbx_cell_type type, const uint8_t *value,
+			 size_t value_len);
+
+/* Inline: the read path adds every cell it returns through here. */
+static inline int result_add_cell(sbx_result *r, const uint8_t *qual,
+				  size_t qual_len, int64_t ts,
+				  sbx_cell_type type, const uint8_t *value,
+				  size_t value_len)
+{
+	size_t room = r->arena.cap - r->arena.len;
+	if (r->n == r->cap || qual_len > room || value_len > room - qual_len)
+		return result_add_cell_slow(r, qual, qual_len, ts, type, value,
+					    value_len);
+	uint8_t *base = r->arena.data, *d = base + r->arena.len;
+	sbx_cell *c = &r->cells[r->n++];
+	c->row = base;
+	c->row_len = r->row_len;
+	c->family = (const char *)base + r->fam_off;
+	c->family_len = r->fam_len;
+	c->qualifier = d;
+	c->qualifier_len = qual_len;
+	c->timestamp = ts;
+	c->type = type;
+	c->value = d + qual_len;
+	c->value_len = value_len;
+	if (qual_len)
+		memcpy(d, qual, qual_len);
+	if (value_len)
+		memcpy(d + qual_len, value, value_len);
+	r->arena.len += qual_len + value_len;
+	return SBX_OK;
+}
+
+/* Mark the result complete (its views are valid all along). Call once,
+ * after the last result_add. */
 int result_finish(sbx_result *r);
 /* Drop every cell (keeps the row). */
 void result_clear(sbx_result *r);
