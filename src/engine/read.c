@@ -88,7 +88,9 @@ struct reader {
 	bool started;
 	/* per-row scratch */
 	sbx_buf prefix; /* E(row) of the row being assembled */
-	sbx_buf qual;   /* decoded qualifier of the current column */
+	sbx_buf qual;   /* the current column's qualifier, when it had escapes */
+	const uint8_t *cq; /* the current column's qualifier (colkey or qual) */
+	size_t cq_len;
 	sbx_buf colkey; /* escaped qualifier segment of the current column */
 	sbx_buf seek;
 	ts_list fam_ver, col_ver;
@@ -514,8 +516,8 @@ static void src_seek(reader *r, famcur *c, const sbx_buf *key);
 static bool seek_next_selected(reader *r, famcur *c)
 {
 	for (size_t i = 0; i < c->nquals; i++) {
-		if (cmp_bytes(c->quals[i].data, c->quals[i].len, r->qual.data,
-			      r->qual.len) > 0) {
+		if (cmp_bytes(c->quals[i].data, c->quals[i].len, r->cq,
+			      r->cq_len) > 0) {
 			r->seek.len = 0;
 			if (sbx_buf_append(&r->seek, r->prefix.data, r->prefix.len) ||
 			    cellkey_put_escaped(&r->seek, c->quals[i].data,
@@ -651,7 +653,7 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 	int included = 0, visible = 0;
 	bool skip_column = false;
 	int skipped = 0; /* versions stepped over in a skipped column */
-	bool have_col = false; /* r->colkey/r->qual hold the current column */
+	bool have_col = false; /* r->colkey/r->cq hold the current column */
 	r->fam_begun = false;
 	r->fam_ver.n = r->col_ver.n = 0;
 	*action = ROW_CONTINUE;
@@ -678,20 +680,29 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 		if (!fam_marker &&
 		    (!have_col || r->colkey.len != ql ||
 		     !sbx_bytes_eq(r->colkey.data, qe, ql))) {
-			r->qual.len = 0;
-			if (sbx_buf_set(&r->colkey, qe, ql) ||
-			    (plain ? sbx_buf_append(&r->qual, qe, ql - 2)
-				   : !cellkey_unescape(qe, ql, &r->qual)))
+			/* A qualifier without escaped zeros is its segment
+			 * less the terminator: no decoding, no second copy. */
+			if (sbx_buf_set(&r->colkey, qe, ql))
 				return SBX_ENOMEM_SET();
+			if (plain) {
+				r->cq = r->colkey.data;
+				r->cq_len = ql - 2;
+			} else {
+				r->qual.len = 0;
+				if (!cellkey_unescape(qe, ql, &r->qual))
+					return SBX_ENOMEM_SET();
+				r->cq = r->qual.data;
+				r->cq_len = r->qual.len;
+			}
 			have_col = true;
 			col_del = -1;
 			r->col_ver.n = 0;
 			included = visible = skipped = 0;
 			skip_column = false;
-			if (!qual_selected(c, r->qual.data, r->qual.len)) {
+			if (!qual_selected(c, r->cq, r->cq_len)) {
 				/* The empty qualifier's column also holds the
 				 * family markers: step through it, never seek. */
-				if (r->qual.len == 0) {
+				if (r->cq_len == 0) {
 					skip_column = true;
 				} else {
 					if (!seek_next_selected(r, c))
@@ -704,7 +715,7 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 			/* HBase's seek-or-skip: step over two versions, then
 			 * seek past the column (never past the empty
 			 * qualifier's, which holds the family markers). */
-			if (++skipped > 2 && r->qual.len > 0 && !r->rb.active) {
+			if (++skipped > 2 && r->cq_len > 0 && !r->rb.active) {
 				if (sbx_buf_set(&r->seek, r->prefix.data,
 						r->prefix.len) ||
 				    sbx_buf_append(&r->seek, r->colkey.data,
@@ -721,8 +732,8 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 		const uint8_t *v = src_value(r, c, &vl);
 		/* Family markers live in the empty qualifier's column. */
 		sbx_cell cell = {row, row_len, f->desc.name,
-				 c->fam_len, r->qual.data,
-				 fam_marker ? 0 : r->qual.len, ts, type, v, vl};
+				 c->fam_len, r->cq,
+				 fam_marker ? 0 : r->cq_len, ts, type, v, vl};
 		bool in_range = ts >= r->min_ts && ts < r->max_ts;
 
 		if (r->raw) {
