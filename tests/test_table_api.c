@@ -423,6 +423,90 @@ static void test_bad_input(void)
 	sbx_db_close(db);
 }
 
+/* Results of rows of different sizes, freed and made in every order: each
+ * holds exactly its own cells, whether its memory is new or a block an
+ * earlier result gave back (the read path reuses freed result blocks). */
+static void test_result_reuse(void)
+{
+	sbx_db *db = open_fresh("reuse");
+	REQUIRE(db);
+	sbx_family_desc f;
+	sbx_family_desc_init(&f, "cf");
+	CHECK_INT(sbx_table_create(db, "t", &f, 1), SBX_OK);
+	sbx_table *t;
+	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	const size_t sizes[] = {3000, 200, 9000, 1500, 70000, 1100};
+	enum { NROWS = sizeof sizes / sizeof sizes[0] };
+	static char val[70000];
+	for (int i = 0; i < NROWS; i++) {
+		char row[8];
+		snprintf(row, sizeof row, "r%d", i);
+		memset(val, 'a' + i, sizes[i]);
+		sbx_mutation *m;
+		CHECK_INT(sbx_mutation_new(&m, row, 2), SBX_OK);
+		CHECK_INT(sbx_mutation_put(m, "cf", "q", 1, 7, val, sizes[i]),
+			  SBX_OK);
+		CHECK_INT(sbx_mutation_put(m, "cf", "r", 1, 7, row, 2), SBX_OK);
+		CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+		sbx_mutation_free(m);
+	}
+	/* one cell's bytes against what row i was written with */
+#define CHECK_ROW(res, i)                                                    \
+	do {                                                                 \
+		size_t n_;                                                   \
+		const sbx_cell *c_ = sbx_result_cells((res), &n_);           \
+		CHECK_INT(n_, 2);                                            \
+		if (n_ == 2) {                                               \
+			CHECK_INT(c_[0].value_len, sizes[i]);                \
+			bool same_ = c_[0].value_len == sizes[i];            \
+			for (size_t k_ = 0; same_ && k_ < sizes[i]; k_++)    \
+				same_ = c_[0].value[k_] == 'a' + (i);        \
+			CHECK(same_);                                        \
+			CHECK_INT(c_[1].value_len, 2);                       \
+			CHECK_INT(c_[1].value[1], '0' + (i));                \
+		}                                                            \
+	} while (0)
+	for (int round = 0; round < 3; round++) {
+		sbx_result *held[NROWS];
+		for (int i = 0; i < NROWS; i++) { /* free each at once */
+			char row[8];
+			snprintf(row, sizeof row, "r%d", i);
+			CHECK_INT(sbx_table_get(&held[i], t, row, 2, NULL),
+				  SBX_OK);
+			CHECK_ROW(held[i], i);
+			sbx_result_free(held[i]);
+		}
+		for (int i = NROWS - 1; i >= 0; i--) { /* hold them all */
+			char row[8];
+			snprintf(row, sizeof row, "r%d", i);
+			CHECK_INT(sbx_table_get(&held[i], t, row, 2, NULL),
+				  SBX_OK);
+		}
+		for (int i = 0; i < NROWS; i++)
+			CHECK_ROW(held[i], i);
+		for (int i = 0; i < NROWS; i += 2) /* free every other one */
+			sbx_result_free(held[i]);
+		sbx_scanner *sc;
+		CHECK_INT(sbx_scanner_open(&sc, t, NULL), SBX_OK);
+		sbx_result *res;
+		int i = 0;
+		while (sbx_scanner_next(sc, &res) == SBX_OK) {
+			CHECK_ROW(res, i);
+			CHECK_ROW(held[(i | 1) < NROWS ? (i | 1) : 1],
+				  (i | 1) < NROWS ? (i | 1) : 1);
+			sbx_result_free(res);
+			i++;
+		}
+		CHECK_INT(i, NROWS);
+		sbx_scanner_close(sc);
+		for (int k = 1; k < NROWS; k += 2)
+			sbx_result_free(held[k]);
+	}
+#undef CHECK_ROW
+	sbx_table_close(t);
+	sbx_db_close(db);
+}
+
 TEST_MAIN(T(test_scan_bounds), T(test_batch_and_columns), T(test_filter_hook),
-	  T(test_filters_per_family),
+	  T(test_filters_per_family), T(test_result_reuse),
 	  T(test_admin), T(test_bad_input))

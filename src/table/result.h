@@ -20,6 +20,7 @@ struct sbx_result {
 	sbx_cell *cells;
 	size_t n, cap;
 	size_t fam_off, fam_len; /* family of the cells result_add_cell adds */
+	size_t block_size; /* bytes of the allocation the result starts */
 	bool finished;
 	bool inline_cells, inline_arena;
 };
