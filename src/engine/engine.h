@@ -92,6 +92,8 @@ typedef struct engine {
 	rocksdb_writeoptions_t *wo_wal;
 	rocksdb_writeoptions_t *wo_fsync;
 	rocksdb_writeoptions_t *wo_nowal;
+	/* A cleared write batch kept for the next mutation (write.c). */
+	_Atomic(rocksdb_writebatch_t *) spare_wb;
 	sbx_db_options opts;
 
 	pthread_mutex_t admin_lock;    /* serializes schema changes */

@@ -283,6 +283,35 @@ static int commit(engine *e, rocksdb_writebatch_t *wb, sbx_durability d)
 	return err ? engine_rocks_error(err, "write") : SBX_OK;
 }
 
+/* Batches larger than this are destroyed rather than kept for reuse. */
+#define SPARE_WB_MAX ((size_t)1 << 20)
+
+/* A write batch: the engine's spare (cleared, its buffer already grown),
+ * or a new one. */
+static rocksdb_writebatch_t *wb_take(engine *e)
+{
+	rocksdb_writebatch_t *wb = atomic_exchange_explicit(
+		&e->spare_wb, NULL, memory_order_acquire);
+	return wb ? wb : rocksdb_writebatch_create();
+}
+
+/* Give a batch back: it becomes the spare if the slot is free and it is
+ * not too large, else it is destroyed. */
+static void wb_give(engine *e, rocksdb_writebatch_t *wb)
+{
+	size_t size;
+	rocksdb_writebatch_data(wb, &size);
+	if (size <= SPARE_WB_MAX) {
+		rocksdb_writebatch_clear(wb);
+		rocksdb_writebatch_t *none = NULL;
+		if (atomic_compare_exchange_strong_explicit(
+			    &e->spare_wb, &none, wb, memory_order_release,
+			    memory_order_relaxed))
+			return;
+	}
+	rocksdb_writebatch_destroy(wb);
+}
+
 /* Route an applied mutation to its region's load counters (t->lock held);
  * true when the region is due a split check. */
 static bool count_write(engine *e, table *t, const sbx_mutation *m)
@@ -301,11 +330,11 @@ static int apply_locked(engine *e, table *t, const sbx_mutation *m,
 	int rc = SBX_OK;
 	if (out && (rc = result_new(&res, mut_row(m), m->row_len)))
 		return rc;
-	rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
+	rocksdb_writebatch_t *wb = wb_take(e);
 	rc = build_row_batch(e, t, m, next_ts(e, stripe), wb, res);
 	if (!rc)
 		rc = commit(e, wb, m->durability);
-	rocksdb_writebatch_destroy(wb);
+	wb_give(e, wb);
 	if (!rc && res)
 		rc = result_finish(res);
 	if (rc) {
@@ -389,7 +418,7 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 	nlocked = u;
 	for (size_t i = 0; i < nlocked; i++)
 		pthread_mutex_lock(&e->stripe_lock[locked[i]]);
-	rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
+	rocksdb_writebatch_t *wb = wb_take(e);
 	bool any = false;
 	for (size_t i = 0; i < n; i++) {
 		if (st[i] || ms[i]->has_rmw)
@@ -404,7 +433,7 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 			any = any || rocksdb_writebatch_count(wb) > (int)mark;
 	}
 	int crc = any ? commit(e, wb, dur) : SBX_OK;
-	rocksdb_writebatch_destroy(wb);
+	wb_give(e, wb);
 	for (size_t i = nlocked; i-- > 0;)
 		pthread_mutex_unlock(&e->stripe_lock[locked[i]]);
 	for (size_t i = 0; i < n; i++) {

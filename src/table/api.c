@@ -374,7 +374,12 @@ int sbx_mutation_new(sbx_mutation **out, const void *row, size_t row_len)
 	if (rc)
 		return rc;
 	sbx_mutation *m = calloc(1, sizeof *m);
-	if (!m || sbx_buf_append(&m->arena, row, row_len)) {
+	/* room for the row and a few cells up front: regrowing from the
+	 * buffer's 64 bytes costs a realloc per doubling */
+	if (!m || sbx_buf_reserve(&m->arena, row_len + 512) ||
+	    sbx_buf_append(&m->arena, row, row_len)) {
+		if (m)
+			sbx_buf_free(&m->arena);
 		free(m);
 		return SBX_ENOMEM_SET();
 	}
