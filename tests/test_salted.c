@@ -161,4 +161,74 @@ static void test_split_keys_from_design(void)
 	sbx_db_close(db);
 }
 
-TEST_MAIN(T(test_merged_scan), T(test_split_keys_from_design))
+/* The first n bytes of s (a static copy). */
+static const char *first_chars(const char *s, size_t n)
+{
+	static char b[256];
+	snprintf(b, sizeof b, "%.*s", (int)n, s);
+	return b;
+}
+
+/* Buckets of many rows: each sub-scanner is read ahead in runs, so the
+ * merge takes several results from one bucket's buffer, refills it, and
+ * must still interleave the buckets in key order at every limit. */
+static void test_merged_long_runs(void)
+{
+	sbx_db *db = open_fresh("salted_runs");
+	REQUIRE(db);
+	sbx_keydesign *d = design("salt(2) + user_id:str(2) + seq:str(2)");
+	REQUIRE(d);
+	CHECK_INT(make_table(db, "t", "cf", 1), SBX_OK);
+	sbx_table *t;
+	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	const char *users[] = {"dd", "aa", "ee", "cc", "bb"};
+	for (int u = 0; u < 5; u++)
+		for (int q = 0; q < 8; q++) {
+			char seq[4], val[8];
+			snprintf(seq, sizeof seq, "%02d", q);
+			snprintf(val, sizeof val, "%s%s", users[u], seq);
+			sbx_keyvalue v[2] = {{"user_id", users[u], 2},
+					     {"seq", seq, 2}};
+			sbx_buf key = {0};
+			CHECK_INT(sbx_keydesign_encode(d, v, 2, &key), SBX_OK);
+			sbx_mutation *m;
+			CHECK_INT(sbx_mutation_new(&m, key.data, key.len),
+				  SBX_OK);
+			sbx_mutation_put(m, "cf", "v", 1, 1, val, 4);
+			CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+			sbx_mutation_free(m);
+			sbx_buf_free(&key);
+		}
+	/* the expected orders, written out from the sorted names */
+	char fwd[256] = "", rev[256] = "";
+	const char *sorted[] = {"aa", "bb", "cc", "dd", "ee"};
+	for (int i = 0; i < 40; i++) {
+		char cell[8];
+		snprintf(cell, sizeof cell, "%s%02d ", sorted[i / 8], i % 8);
+		strcat(fwd, cell);
+		snprintf(cell, sizeof cell, "%s%02d ", sorted[4 - i / 8],
+			 7 - i % 8);
+		strcat(rev, cell);
+	}
+	CHECK(!strncmp(fwd, "aa00 aa01 ", 10));
+	CHECK(!strncmp(rev, "ee07 ee06 ", 10));
+	sbx_keyplan *all;
+	CHECK_INT(sbx_keydesign_plan(d, NULL, 0, &all), SBX_OK);
+	REQUIRE(all);
+	CHECK_INT(all->count, 2);
+	CHECK_STR(merged(t, all, false, 0, 0), fwd);
+	CHECK_STR(merged(t, all, true, 0, 0), rev);
+	for (int limit = 1; limit <= 40; limit += 6) { /* 1, 7, 13, ... */
+		CHECK_STR(merged(t, all, false, limit, 0),
+			  first_chars(fwd, 5 * (size_t)limit));
+		CHECK_STR(merged(t, all, true, limit, 1),
+			  first_chars(rev, 5 * (size_t)limit));
+	}
+	sbx_keyplan_free(all);
+	sbx_keydesign_free(d);
+	sbx_table_close(t);
+	sbx_db_close(db);
+}
+
+TEST_MAIN(T(test_merged_scan), T(test_merged_long_runs),
+	  T(test_split_keys_from_design))

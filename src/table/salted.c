@@ -14,8 +14,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Results a sub-scanner reads in one go: taking a few rows from one
+ * scanner while its iterator is warm, rather than one row from each in
+ * turn, keeps a 16-way merge nearer one scan's speed (bench_salted: 1.4x
+ * to 1.3x of the unsalted scan). A run also stops once it holds
+ * READ_AHEAD_BYTES of values, so large rows are not buffered sixteenfold. */
+#define READ_AHEAD 8
+#define READ_AHEAD_BYTES ((size_t)64 << 10)
+
+static size_t value_bytes(const sbx_result *r)
+{
+	size_t n, bytes = 0;
+	const sbx_cell *c = sbx_result_cells(r, &n);
+	for (size_t i = 0; i < n; i++)
+		bytes += c[i].value_len + c[i].qualifier_len;
+	return bytes;
+}
+
 typedef struct sub {
 	sbx_scanner *s;
+	sbx_result *ahead[READ_AHEAD]; /* read, not yet current: a ring */
+	size_t head, count;
+	bool done; /* the scanner has no more results */
 	sbx_result *cur; /* NULL when exhausted */
 	const uint8_t *key; /* cur's row key after the salt bytes */
 	size_t key_len;
@@ -30,6 +50,7 @@ typedef struct merge {
 	size_t salt_len;
 	bool reversed;
 	int64_t limit, rows;
+	size_t ahead; /* results to read ahead per sub: 1..READ_AHEAD */
 	sbx_buf last_row;
 	bool have_last;
 	bool batched; /* results may be parts of rows */
@@ -82,13 +103,29 @@ static void sift_up(merge *m, size_t i)
 static int refill(merge *m, size_t k)
 {
 	sub *s = &m->subs[k];
-	int rc = sbx_scanner_next(s->s, &s->cur);
-	if (rc == SBX_ITEROVER) {
-		s->cur = NULL;
-		return SBX_OK;
+	s->cur = NULL;
+	/* Read only when the ring is empty, and then a whole run. */
+	if (s->count == 0 && !s->done) {
+		size_t bytes = 0;
+		for (size_t n = 0; n < m->ahead && bytes < READ_AHEAD_BYTES;
+		     n++) {
+			sbx_result *r;
+			int rc = sbx_scanner_next(s->s, &r);
+			if (rc == SBX_ITEROVER) {
+				s->done = true;
+				break;
+			}
+			if (rc)
+				return rc;
+			s->ahead[(s->head + s->count++) % READ_AHEAD] = r;
+			bytes += value_bytes(r);
+		}
 	}
-	if (rc)
-		return rc;
+	if (s->count == 0)
+		return SBX_OK;
+	s->cur = s->ahead[s->head];
+	s->head = (s->head + 1) % READ_AHEAD;
+	s->count--;
 	size_t len;
 	const uint8_t *row = sbx_result_row(s->cur, &len);
 	size_t skip = len < m->salt_len ? len : m->salt_len;
@@ -104,8 +141,11 @@ static void merge_close(void *impl, sbx_table *t)
 	(void)t;
 	merge *m = impl;
 	for (size_t i = 0; i < m->nsubs; i++) {
-		sbx_result_free(m->subs[i].cur);
-		sbx_scanner_close(m->subs[i].s);
+		sub *s = &m->subs[i];
+		sbx_result_free(s->cur);
+		for (size_t j = 0; j < s->count; j++)
+			sbx_result_free(s->ahead[(s->head + j) % READ_AHEAD]);
+		sbx_scanner_close(s->s);
 	}
 	free(m->subs);
 	free(m->heap);
@@ -178,6 +218,9 @@ int sbx_scanner_open_plan(sbx_scanner **out, sbx_table *t,
 	m->reversed = opts->reversed;
 	m->limit = opts->limit;
 	m->batched = opts->batch > 0;
+	m->ahead = opts->limit > 0 && opts->limit < READ_AHEAD
+			   ? (size_t)opts->limit
+			   : READ_AHEAD;
 	if (!m->subs || !m->heap) {
 		merge_close(m, t);
 		return SBX_ENOMEM_SET();
