@@ -15,30 +15,35 @@ static sbx_keydesign *design(const char *text)
 	return d;
 }
 
-/* user_id (2 chars) + seq (2 digits), salted over 8 buckets */
-static void load(sbx_table *t, const sbx_keydesign *d)
+/* One row per user and seq 00..nseq-1: user_id (2 chars) + seq (2
+ * digits), the value "<user><seq>". */
+static void load_users(sbx_table *t, const sbx_keydesign *d,
+		       const char *const *users, int nusers, int nseq)
 {
-	const char *users[] = {"cc", "aa", "bb"};
-	for (int u = 0; u < 3; u++)
-		for (int s = 0; s < 4; s++) {
-			char seq[4];
-			snprintf(seq, sizeof seq, "%02d", s);
+	for (int u = 0; u < nusers; u++)
+		for (int s = 0; s < nseq; s++) {
+			char seq[4], val[8];
+			snprintf(seq, sizeof seq, "%02d", s % 100);
+			snprintf(val, sizeof val, "%.2s%s", users[u], seq);
 			sbx_keyvalue v[2] = {{"user_id", users[u], 2},
 					     {"seq", seq, 2}};
 			sbx_buf key = {0};
 			CHECK_INT(sbx_keydesign_encode(d, v, 2, &key), SBX_OK);
-			char row[16];
-			memcpy(row, key.data, key.len);
-			row[key.len] = 0;
 			sbx_mutation *m;
-			sbx_mutation_new(&m, key.data, key.len);
-			char val[8];
-			snprintf(val, sizeof val, "%s%s", users[u], seq);
+			CHECK_INT(sbx_mutation_new(&m, key.data, key.len),
+				  SBX_OK);
 			sbx_mutation_put(m, "cf", "v", 1, 1, val, 4);
 			CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
 			sbx_mutation_free(m);
 			sbx_buf_free(&key);
 		}
+}
+
+/* three users, four rows each, salted over 8 buckets */
+static void load(sbx_table *t, const sbx_keydesign *d)
+{
+	const char *users[] = {"cc", "aa", "bb"};
+	load_users(t, d, users, 3, 4);
 }
 
 /* The values of the scan's rows, in order, separated by spaces. */
@@ -68,15 +73,28 @@ static const char *merged(sbx_table *t, const sbx_keyplan *p, bool reversed,
 	return out;
 }
 
+/* A fresh store in `dir` with table "t" (family cf) and the design `text`;
+ * false if any step failed. */
+static bool salted_setup(const char *dir, const char *text, sbx_db **db,
+			 sbx_keydesign **d, sbx_table **t)
+{
+	*db = open_fresh(dir);
+	*d = *db ? design(text) : NULL;
+	*t = NULL;
+	if (!*d)
+		return false;
+	CHECK_INT(make_table(*db, "t", "cf", 1), SBX_OK);
+	CHECK_INT(sbx_table_open(t, *db, "t"), SBX_OK);
+	return *t != NULL;
+}
+
 static void test_merged_scan(void)
 {
-	sbx_db *db = open_fresh("salted");
-	REQUIRE(db);
-	sbx_keydesign *d = design("salt(8) + user_id:str(2) + seq:str(2)");
-	REQUIRE(d);
-	CHECK_INT(make_table(db, "t", "cf", 1), SBX_OK);
+	sbx_db *db;
+	sbx_keydesign *d;
 	sbx_table *t;
-	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	REQUIRE(salted_setup("salted", "salt(8) + user_id:str(2) + seq:str(2)",
+			     &db, &d, &t));
 	load(t, d);
 	/* the raw table order is by salt byte: not the logical order */
 	sbx_scan_opts raw;
@@ -174,31 +192,14 @@ static const char *first_chars(const char *s, size_t n)
  * must still interleave the buckets in key order at every limit. */
 static void test_merged_long_runs(void)
 {
-	sbx_db *db = open_fresh("salted_runs");
-	REQUIRE(db);
-	sbx_keydesign *d = design("salt(2) + user_id:str(2) + seq:str(2)");
-	REQUIRE(d);
-	CHECK_INT(make_table(db, "t", "cf", 1), SBX_OK);
+	sbx_db *db;
+	sbx_keydesign *d;
 	sbx_table *t;
-	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	REQUIRE(salted_setup("salted_runs",
+			     "salt(2) + user_id:str(2) + seq:str(2)", &db, &d,
+			     &t));
 	const char *users[] = {"dd", "aa", "ee", "cc", "bb"};
-	for (int u = 0; u < 5; u++)
-		for (int q = 0; q < 8; q++) {
-			char seq[4], val[8];
-			snprintf(seq, sizeof seq, "%02d", q);
-			snprintf(val, sizeof val, "%s%s", users[u], seq);
-			sbx_keyvalue v[2] = {{"user_id", users[u], 2},
-					     {"seq", seq, 2}};
-			sbx_buf key = {0};
-			CHECK_INT(sbx_keydesign_encode(d, v, 2, &key), SBX_OK);
-			sbx_mutation *m;
-			CHECK_INT(sbx_mutation_new(&m, key.data, key.len),
-				  SBX_OK);
-			sbx_mutation_put(m, "cf", "v", 1, 1, val, 4);
-			CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
-			sbx_mutation_free(m);
-			sbx_buf_free(&key);
-		}
+	load_users(t, d, users, 5, 8);
 	/* the expected orders, written out from the sorted names */
 	char fwd[256] = "", rev[256] = "";
 	const char *sorted[] = {"aa", "bb", "cc", "dd", "ee"};
