@@ -308,6 +308,8 @@ void reader_free(reader *r)
 	for (size_t i = 0; i < r->fc_cap; i++)
 		sbx_buf_free(&r->fc[i].row);
 	free(r->fc);
+	if (r->ro)
+		rocksdb_readoptions_destroy(r->ro);
 #define FREE_BUF(f) sbx_buf_free(&r->f);
 	READER_BUFS(FREE_BUF)
 #undef FREE_BUF
@@ -324,6 +326,7 @@ static void reader_reset(reader *r)
 	memset(r, 0, sizeof *r);
 	r->fc = k.fc;
 	r->fc_cap = k.fc_cap;
+	r->ro = k.ro;
 	for (size_t i = 0; i < r->fc_cap; i++) {
 		sbx_buf row = r->fc[i].row;
 		memset(&r->fc[i], 0, sizeof r->fc[i]);
@@ -377,8 +380,6 @@ void reader_close(reader *r)
 		free(c->quals);
 		family_unref(c->fam);
 	}
-	if (r->ro)
-		rocksdb_readoptions_destroy(r->ro);
 	sbx_result_free(r->pending);
 	/* Park the memory in the table for the next read: a point get then
 	 * allocates none of its scratch buffers. */
@@ -437,17 +438,21 @@ static int reader_setup(reader **out, engine *e, table *t,
 		reader_close(r);
 		return rc;
 	}
-	r->ro = rocksdb_readoptions_create();
-	if (r->has_lower)
-		rocksdb_readoptions_set_iterate_lower_bound(
-			r->ro, (const char *)r->lower.data, r->lower.len);
-	if (r->has_upper)
-		rocksdb_readoptions_set_iterate_upper_bound(
-			r->ro, (const char *)r->upper.data, r->upper.len);
+	/* A parked reader brings its read options: every field used is set
+	 * here (a NULL bound clears the previous use's). */
+	if (!r->ro && !(r->ro = rocksdb_readoptions_create())) {
+		reader_close(r);
+		return SBX_ENOMEM_SET();
+	}
+	rocksdb_readoptions_set_iterate_lower_bound(
+		r->ro, r->has_lower ? (const char *)r->lower.data : NULL,
+		r->lower.len);
+	rocksdb_readoptions_set_iterate_upper_bound(
+		r->ro, r->has_upper ? (const char *)r->upper.data : NULL,
+		r->upper.len);
 	/* Point gets may use the row-prefix bloom; scans cross rows. */
 	rocksdb_readoptions_set_total_order_seek(r->ro, !point_get);
-	if (!point_get)
-		rocksdb_readoptions_set_fill_cache(r->ro, 1);
+	rocksdb_readoptions_set_fill_cache(r->ro, 1);
 	if (r->nfc == 1) {
 		r->fc[0].it = rocksdb_create_iterator_cf(e->db, r->ro,
 							 r->fc[0].fam->cf);
