@@ -109,7 +109,7 @@ int result_new_sized(sbx_result **out, const uint8_t *row, size_t row_len,
 		     size_t bytes, size_t cells)
 {
 	size_t head = sizeof(sbx_result);
-	if (cells > (SIZE_MAX / 2 - head) / sizeof(sbx_cell) ||
+	if (cells > (SIZE_MAX / 4 - head) / sizeof(sbx_cell) ||
 	    bytes > SIZE_MAX / 4 || row_len > SIZE_MAX / 4)
 		return sbx_error_set(SBX_ENOMEM, "result too large");
 	size_t cells_bytes = cells * sizeof(sbx_cell);
