@@ -272,6 +272,11 @@ static void test_admin(void)
 	sbx_table *t;
 	CHECK_INT(sbx_table_open(&t, db, "app:users"), SBX_OK);
 	CHECK_INT(put1(t, "r", "u", "name", SBX_LATEST_TIMESTAMP, "kim"), SBX_OK);
+	sbx_read_opts gro;
+	sbx_read_opts_init(&gro);
+	/* a read before the alter: its reader's memory is kept for the next
+	 * read, which must then serve one more family */
+	CHECK_STR(get_str(t, "r", &gro, false), "r/u:name=kim;");
 	/* alter: add a family and change VERSIONS of another */
 	sbx_family_desc f;
 	sbx_family_desc_init(&f, "x");
@@ -282,6 +287,10 @@ static void test_admin(void)
 	f.ttl_seconds = 3600;
 	CHECK_INT(sbx_table_alter_family(db, "app:users", &f), SBX_OK);
 	CHECK_INT(put1(t, "r", "x", "k", 1, "v"), SBX_OK);
+	CHECK_STR(get_str(t, "r", &gro, false), "r/u:name=kim;r/x:k=v;");
+	sbx_scan_opts gso;
+	sbx_scan_opts_init(&gso);
+	CHECK_STR(scan_str(t, &gso, false), "r/u:name=kim;r/x:k=v;");
 	sbx_table_info *info;
 	CHECK_INT(sbx_table_describe(&info, db, "app:users"), SBX_OK);
 	CHECK_STR(info->name, "app:users");
