@@ -200,6 +200,15 @@ static void test_unsupported_is_clear(void)
 	CHECK_INT(sbx_table_disable(db, "t"), SBX_EUNSUPPORTED);
 	CHECK(strstr(sbx_errmsg(), "disabling a table") != NULL);
 	CHECK_INT(sbx_table_split(db, "t", "m", 1), SBX_EUNSUPPORTED);
+	CHECK_INT(sbx_snapshot_create(db, "t", "s"), SBX_EUNSUPPORTED);
+	CHECK(strstr(sbx_errmsg(), "no snapshot endpoints") != NULL);
+	sbx_snapshot_info *snaps;
+	size_t nsnaps;
+	CHECK_INT(sbx_snapshot_list(&snaps, &nsnaps, db), SBX_EUNSUPPORTED);
+	CHECK_INT(nsnaps, 0);
+	CHECK_INT(sbx_snapshot_clone(db, "s", "c"), SBX_EUNSUPPORTED);
+	CHECK_INT(sbx_snapshot_restore(db, "s"), SBX_EUNSUPPORTED);
+	CHECK_INT(sbx_snapshot_delete(db, "s"), SBX_EUNSUPPORTED);
 	sbx_bytes split = {"m", 1};
 	sbx_family_desc f;
 	sbx_family_desc_init(&f, "cf");

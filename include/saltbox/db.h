@@ -188,6 +188,40 @@ int sbx_table_flush(sbx_db *db, const char *name);
  * excess versions and the markers that may go. */
 int sbx_table_major_compact(sbx_db *db, const char *name);
 
+/* ---- snapshots (HBase's snapshot, list_snapshots, clone_snapshot,
+ * restore_snapshot, delete_snapshot) ---------------------------------------
+ *
+ * A snapshot keeps one table as it was at one moment: its families with
+ * their attributes, its region boundaries and every cell, delete markers
+ * included. It lives in the database directory (snapshots/NAME: a RocksDB
+ * checkpoint, so files are hard-linked, not copied). Snapshot names follow
+ * HBase's rules for a table qualifier ([A-Za-z0-9_.-], not starting with
+ * '.' or '-'). The remote backend returns SBX_EUNSUPPORTED: HBase's REST
+ * gateway has no snapshot endpoints. Thread-safe, like every admin call. */
+
+typedef struct sbx_snapshot_info {
+	char *name;
+	char *table;        /* the table it was taken of */
+	int64_t created_ms; /* when, in ms since the epoch */
+} sbx_snapshot_info;
+
+/* Snapshot `table` (enabled or disabled) as `snapshot`. SBX_EEXISTS if the
+ * name is taken, SBX_ENOTFOUND if the table does not exist. */
+int sbx_snapshot_create(sbx_db *db, const char *table, const char *snapshot);
+/* Every snapshot, sorted by name; *out is owned by the caller:
+ * sbx_snapshot_infos_free(). */
+int sbx_snapshot_list(sbx_snapshot_info **out, size_t *n, sbx_db *db);
+void sbx_snapshot_infos_free(sbx_snapshot_info *v, size_t n);
+/* A new table `table` with the snapshot's schema, regions and cells (the
+ * cells are copied). SBX_EEXISTS if the table exists. */
+int sbx_snapshot_clone(sbx_db *db, const char *snapshot, const char *table);
+/* Put the snapshot's table back as it was: it must be disabled, as HBase
+ * requires, and stays disabled (enable it to use it); a table that no
+ * longer exists is recreated, as HBase's restore clones it. */
+int sbx_snapshot_restore(sbx_db *db, const char *snapshot);
+/* Delete a snapshot (tables cloned from it keep their cells). */
+int sbx_snapshot_delete(sbx_db *db, const char *snapshot);
+
 #ifdef __cplusplus
 }
 #endif

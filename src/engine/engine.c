@@ -407,6 +407,7 @@ static void engine_free(engine *e)
 		rocksdb_options_destroy(e->dbopts);
 	if (e->cache)
 		rocksdb_cache_destroy(e->cache);
+	free(e->path);
 	if (e->wo_meta) {
 		rocksdb_writeoptions_destroy(e->wo_meta);
 		rocksdb_writeoptions_destroy(e->wo_wal);
@@ -465,6 +466,10 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 		return SBX_ENOMEM_SET();
 	e->opts = *opts;
 	e->opts.trace_path = NULL; /* the file is opened below; no copy kept */
+	if (!(e->path = strdup(path))) {
+		free(e);
+		return SBX_ENOMEM_SET();
+	}
 	pthread_mutex_init(&e->admin_lock, NULL);
 	pthread_mutex_init(&e->trace_lock, NULL);
 	pthread_rwlock_init(&e->catalog_lock, NULL);
@@ -1221,4 +1226,9 @@ const sbx_backend_ops engine_backend_ops = {
 	.scanner_open = engine_scanner_open,
 	.scanner_next = engine_scanner_next,
 	.scanner_close = engine_scanner_close,
+	.snapshot_create = engine_snapshot_create,
+	.snapshot_list = engine_snapshot_list,
+	.snapshot_clone = engine_snapshot_clone,
+	.snapshot_restore = engine_snapshot_restore,
+	.snapshot_delete = engine_snapshot_delete,
 };

@@ -95,6 +95,7 @@ typedef struct engine {
 	/* A cleared write batch kept for the next mutation (write.c). */
 	_Atomic(rocksdb_writebatch_t *) spare_wb;
 	sbx_db_options opts;
+	char *path; /* the database directory (snapshots live below it) */
 
 	pthread_mutex_t admin_lock;    /* serializes schema changes */
 	pthread_rwlock_t catalog_lock; /* guards tables[] and namespaces[] */
@@ -130,6 +131,13 @@ family *table_family(const table *t, const char *name);
  * success the caller must pthread_rwlock_unlock(&t->lock). */
 int table_lock_for_data(table *t, bool need_enabled);
 int engine_rocks_error(char *err, const char *what);
+
+/* ---- snapshot.c (include/saltbox/db.h) ---- */
+int engine_snapshot_create(void *e, const char *table, const char *name);
+int engine_snapshot_list(sbx_snapshot_info **out, size_t *n, void *e);
+int engine_snapshot_clone(void *e, const char *name, const char *table);
+int engine_snapshot_restore(void *e, const char *name);
+int engine_snapshot_delete(void *e, const char *name);
 
 /* ---- regions.c ---- */
 /* The region holding `row` (REQUIRES: t->lock held). */

@@ -318,6 +318,75 @@ int sbx_table_major_compact(sbx_db *db, const char *name)
 	return db->ops->table_major_compact(db->impl, name);
 }
 
+/* ---- snapshots ---- */
+
+static int no_snapshots(const sbx_db *db)
+{
+	return sbx_error_set(SBX_EUNSUPPORTED,
+			     "the %s backend has no snapshots (HBase's REST "
+			     "gateway has no snapshot endpoints)",
+			     db->ops->name);
+}
+
+int sbx_snapshot_create(sbx_db *db, const char *table, const char *snapshot)
+{
+	CHECK_TABLE_NAME(table);
+	int rc = names_check_snapshot(snapshot);
+	if (rc)
+		return rc;
+	return db->ops->snapshot_create
+		       ? db->ops->snapshot_create(db->impl, table, snapshot)
+		       : no_snapshots(db);
+}
+
+int sbx_snapshot_list(sbx_snapshot_info **out, size_t *n, sbx_db *db)
+{
+	*out = NULL;
+	*n = 0;
+	return db->ops->snapshot_list ? db->ops->snapshot_list(out, n, db->impl)
+				      : no_snapshots(db);
+}
+
+void sbx_snapshot_infos_free(sbx_snapshot_info *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].name);
+		free(v[i].table);
+	}
+	free(v);
+}
+
+int sbx_snapshot_clone(sbx_db *db, const char *snapshot, const char *table)
+{
+	int rc = names_check_snapshot(snapshot);
+	if (rc)
+		return rc;
+	CHECK_TABLE_NAME(table);
+	return db->ops->snapshot_clone
+		       ? db->ops->snapshot_clone(db->impl, snapshot, table)
+		       : no_snapshots(db);
+}
+
+int sbx_snapshot_restore(sbx_db *db, const char *snapshot)
+{
+	int rc = names_check_snapshot(snapshot);
+	if (rc)
+		return rc;
+	return db->ops->snapshot_restore
+		       ? db->ops->snapshot_restore(db->impl, snapshot)
+		       : no_snapshots(db);
+}
+
+int sbx_snapshot_delete(sbx_db *db, const char *snapshot)
+{
+	int rc = names_check_snapshot(snapshot);
+	if (rc)
+		return rc;
+	return db->ops->snapshot_delete
+		       ? db->ops->snapshot_delete(db->impl, snapshot)
+		       : no_snapshots(db);
+}
+
 /* ---- table handles --------------------------------------------------------- */
 
 int sbx_table_open(sbx_table **out, sbx_db *db, const char *name)

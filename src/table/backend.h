@@ -51,6 +51,13 @@ typedef struct sbx_backend_ops {
 		    const char *table, size_t nbuckets);
 	int (*region_servers)(void *db);
 
+	/* Snapshots (include/saltbox/db.h); NULL: not supported. */
+	int (*snapshot_create)(void *db, const char *table, const char *name);
+	int (*snapshot_list)(sbx_snapshot_info **out, size_t *n, void *db);
+	int (*snapshot_clone)(void *db, const char *name, const char *table);
+	int (*snapshot_restore)(void *db, const char *name);
+	int (*snapshot_delete)(void *db, const char *name);
+
 	/* Table handles: *out is the backend's handle for sbx_table. */
 	int (*table_open)(void **out, void *db, const char *name);
 	void (*table_close)(void *t);

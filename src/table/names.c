@@ -115,3 +115,27 @@ void names_canonical(char *out, size_t cap, const char *ns, const char *q)
 	else
 		snprintf(out, cap, "%s:%s", ns, q);
 }
+
+int names_check_snapshot(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	if (n == 0)
+		return sbx_error_set(SBX_EINVAL, "snapshot name is empty");
+	if (n > SBX_MAX_TABLE_NAME)
+		return sbx_error_set(SBX_EINVAL,
+				     "snapshot name is longer than %d bytes",
+				     SBX_MAX_TABLE_NAME);
+	if (name[0] == '.' || name[0] == '-')
+		return sbx_error_set(SBX_EINVAL,
+				     "illegal first character '%c' in snapshot "
+				     "name '%s': it may not start with '.' or '-'",
+				     name[0], name);
+	for (size_t i = 0; i < n; i++)
+		if (!ns_char(name[i]) && name[i] != '.' && name[i] != '-')
+			return sbx_error_set(
+				SBX_EINVAL,
+				"illegal character 0x%02x at %zu in snapshot name "
+				"'%s': only [A-Za-z0-9_.-] are allowed",
+				(unsigned char)name[i], i, name);
+	return SBX_OK;
+}

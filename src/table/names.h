@@ -12,6 +12,8 @@ int names_check_namespace(const char *ns);
 /* Validate "table" or "ns:table"; splits into ns (default "default") and
  * qualifier, written to the caller's buffers of SBX_MAX_TABLE_NAME + 1. */
 int names_split_table(const char *name, char *ns, char *qualifier);
+/* Validate a snapshot name (HBase's rules for a table qualifier). */
+int names_check_snapshot(const char *name);
 /* Validate a family name. */
 int names_check_family(const char *family);
 /* The canonical form: "t" in the default namespace, "ns:t" otherwise. */
