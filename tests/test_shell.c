@@ -729,6 +729,63 @@ static void test_e2e_maintenance(void)
 	run_free(&r);
 }
 
+/* HBase's snapshot commands: the clone and the restored table read as the
+ * table did when the snapshot was taken; restore wants a disabled table. */
+static void test_e2e_snapshots(void)
+{
+	fresh_dir("shell_snap");
+	run r = run_shell_args("create 't', {NAME => 'cf', VERSIONS => 2}, "
+			       "SPLITS => ['m']\n"
+			       "put 't', 'a', 'cf:q', '1', 1\n"
+			       "put 't', 'a', 'cf:q', '2', 2\n"
+			       "snapshot 't', 's1'\n"
+			       "put 't', 'a', 'cf:q', '3', 3\n"
+			       "put 't', 'z', 'cf:q', 'new', 4\n"
+			       "clone_snapshot 's1', 'c'\n"
+			       "scan 'c', {VERSIONS => 2}\n"
+			       "get_splits 'c'\n"
+			       "restore_snapshot 's1'\n"
+			       "disable 't'\n"
+			       "restore_snapshot 's1'\n"
+			       "is_disabled 't'\n"
+			       "enable 't'\n"
+			       "scan 't'\n"
+			       "snapshot 't', 's1'\n"
+			       "list_snapshots\n"
+			       "delete_snapshot 's1'\n"
+			       "list_snapshots\n",
+			       "--keep-going");
+	CHECK_INT(r.status, 1);
+	CHECK(strstr(r.out,
+		     "Created table t\n"
+		     "=> Hbase::Table - t\n"
+		     "ROW                                      COLUMN+CELL\n"
+		     " a                                       column=cf:q, "
+		     "timestamp=2, value=2\n"
+		     " a                                       column=cf:q, "
+		     "timestamp=1, value=1\n"
+		     "1 row(s)\n"
+		     "Total number of splits = 2\n"
+		     "m\n"
+		     "=> [\"m\"]\n"
+		     "true\n"
+		     "=> true\n"
+		     "ROW                                      COLUMN+CELL\n"
+		     " a                                       column=cf:q, "
+		     "timestamp=2, value=2\n"
+		     "1 row(s)\n"
+		     "SNAPSHOT                 TABLE + CREATION TIME\n"
+		     " s1                      t (20") == r.out);
+	CHECK(strstr(r.out, " UTC)\n1 row(s)\n"
+			    "SNAPSHOT                 TABLE + CREATION TIME\n"
+			    "0 row(s)\n") != NULL);
+	CHECK(strstr(r.err, "table 't' must be disabled to restore snapshot "
+			    "'s1' (line 10)\n") != NULL);
+	CHECK(strstr(r.err, "snapshot 's1' already exists (line 16)\n") !=
+	      NULL);
+	run_free(&r);
+}
+
 static void test_e2e_namespaces(void)
 {
 	fresh_dir("shell_ns");
@@ -1147,7 +1204,8 @@ TEST_MAIN(T(test_parse_basic), T(test_parse_quoting), T(test_parse_numbers),
 	  T(test_e2e_create_put_get_scan), T(test_e2e_timing_line),
 	  T(test_e2e_binary_keys), T(test_e2e_delete_is_delete_column),
 	  T(test_e2e_scan_options), T(test_e2e_get_options), T(test_e2e_schema),
-	  T(test_e2e_regions), T(test_e2e_formatters), T(test_e2e_namespaces),
+	  T(test_e2e_regions), T(test_e2e_formatters), T(test_e2e_snapshots),
+	  T(test_e2e_namespaces),
 	  T(test_e2e_maintenance), T(test_e2e_counters),
 	  T(test_e2e_stops_at_first_error), T(test_e2e_keep_going),
 	  T(test_e2e_error_messages), T(test_e2e_filter_errors),

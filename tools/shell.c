@@ -123,12 +123,22 @@ static const command commands[] = {
     {"get_splits", shell_cmd_get_splits, 1, 1, "tools", "get_splits 't1'"},
     {"list_regions", shell_cmd_list_regions, 1, 1, "tools",
      "list_regions 't1'"},
+    {"snapshot", shell_cmd_snapshot, 2, 2, "snapshots",
+     "snapshot 't1', 'snap1'"},
+    {"list_snapshots", shell_cmd_list_snapshots, 0, 0, "snapshots",
+     "list_snapshots"},
+    {"clone_snapshot", shell_cmd_clone_snapshot, 2, 2, "snapshots",
+     "clone_snapshot 'snap1', 't2'   (a new table as the snapshot has it)"},
+    {"restore_snapshot", shell_cmd_restore_snapshot, 1, 1, "snapshots",
+     "restore_snapshot 'snap1'   (disable the table first)"},
+    {"delete_snapshot", shell_cmd_delete_snapshot, 1, 1, "snapshots",
+     "delete_snapshot 'snap1'"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
 static const char *const groups[] = {"general", "ddl", "namespace", "dml",
-				     "tools"};
+				     "tools", "snapshots"};
 
 static const command *find_command(const char *name)
 {

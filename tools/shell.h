@@ -159,6 +159,12 @@ int shell_cmd_major_compact(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_split(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_get_splits(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_list_regions(shell *sh, const sbx_shell_cmd *c);
+/* shell_snapshot.c */
+int shell_cmd_snapshot(shell *sh, const sbx_shell_cmd *c);
+int shell_cmd_list_snapshots(shell *sh, const sbx_shell_cmd *c);
+int shell_cmd_clone_snapshot(shell *sh, const sbx_shell_cmd *c);
+int shell_cmd_restore_snapshot(shell *sh, const sbx_shell_cmd *c);
+int shell_cmd_delete_snapshot(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_status(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_create_namespace(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_drop_namespace(shell *sh, const sbx_shell_cmd *c);
