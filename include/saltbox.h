@@ -8,6 +8,7 @@
 #ifndef SALTBOX_H
 #define SALTBOX_H
 
+#include "saltbox/bulk.h"
 #include "saltbox/common.h"
 #include "saltbox/db.h"
 #include "saltbox/filter.h"

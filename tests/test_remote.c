@@ -209,6 +209,12 @@ static void test_unsupported_is_clear(void)
 	CHECK_INT(sbx_snapshot_clone(db, "s", "c"), SBX_EUNSUPPORTED);
 	CHECK_INT(sbx_snapshot_restore(db, "s"), SBX_EUNSUPPORTED);
 	CHECK_INT(sbx_snapshot_delete(db, "s"), SBX_EUNSUPPORTED);
+	sbx_bulk_writer *bw;
+	CHECK_INT(sbx_bulk_writer_open(&bw, db, "t", "/tmp/never-made"),
+		  SBX_EUNSUPPORTED);
+	CHECK(bw == NULL);
+	CHECK_INT(sbx_table_bulk_load(db, "t", "/tmp/never-made"),
+		  SBX_EUNSUPPORTED);
 	sbx_bytes split = {"m", 1};
 	sbx_family_desc f;
 	sbx_family_desc_init(&f, "cf");

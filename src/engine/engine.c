@@ -1231,4 +1231,10 @@ const sbx_backend_ops engine_backend_ops = {
 	.snapshot_clone = engine_snapshot_clone,
 	.snapshot_restore = engine_snapshot_restore,
 	.snapshot_delete = engine_snapshot_delete,
+	.bulk_open = engine_bulk_open,
+	.bulk_put = engine_bulk_put,
+	.bulk_count = engine_bulk_count,
+	.bulk_finish = engine_bulk_finish,
+	.bulk_abort = engine_bulk_abort,
+	.bulk_load = engine_bulk_load,
 };

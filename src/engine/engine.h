@@ -139,6 +139,16 @@ int engine_snapshot_clone(void *e, const char *name, const char *table);
 int engine_snapshot_restore(void *e, const char *name);
 int engine_snapshot_delete(void *e, const char *name);
 
+/* ---- bulk.c (include/saltbox/bulk.h) ---- */
+int engine_bulk_open(void **w, void *e, const char *table, const char *dir);
+int engine_bulk_put(void *w, const uint8_t *row, size_t row_len,
+		    const char *family, const uint8_t *qual, size_t qual_len,
+		    int64_t ts, const uint8_t *value, size_t value_len);
+uint64_t engine_bulk_count(const void *w);
+int engine_bulk_finish(void *w);
+void engine_bulk_abort(void *w);
+int engine_bulk_load(void *e, const char *table, const char *dir);
+
 /* ---- regions.c ---- */
 /* The region holding `row` (REQUIRES: t->lock held). */
 region *region_for_row(const table *t, const uint8_t *row, size_t len);

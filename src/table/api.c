@@ -318,6 +318,91 @@ int sbx_table_major_compact(sbx_db *db, const char *name)
 	return db->ops->table_major_compact(db->impl, name);
 }
 
+/* ---- bulk load ---- */
+
+static int check_row(const void *row, size_t row_len);
+
+struct sbx_bulk_writer {
+	sbx_db *db;
+	void *impl;
+};
+
+static int no_bulk(const sbx_db *db)
+{
+	return sbx_error_set(SBX_EUNSUPPORTED,
+			     "the %s backend cannot bulk load (HBase's REST "
+			     "gateway has no bulk load endpoint)",
+			     db->ops->name);
+}
+
+int sbx_bulk_writer_open(sbx_bulk_writer **out, sbx_db *db, const char *table,
+			 const char *dir)
+{
+	*out = NULL;
+	CHECK_TABLE_NAME(table);
+	if (!db->ops->bulk_open)
+		return no_bulk(db);
+	sbx_bulk_writer *w = calloc(1, sizeof *w);
+	if (!w)
+		return SBX_ENOMEM_SET();
+	int rc = db->ops->bulk_open(&w->impl, db->impl, table, dir);
+	if (rc) {
+		free(w);
+		return rc;
+	}
+	w->db = db;
+	*out = w;
+	return SBX_OK;
+}
+
+int sbx_bulk_writer_put(sbx_bulk_writer *w, const void *row, size_t row_len,
+			const char *family, const void *qualifier,
+			size_t qualifier_len, int64_t ts, const void *value,
+			size_t value_len)
+{
+	int rc = check_row(row, row_len);
+	if (rc)
+		return rc;
+	if (!family)
+		return sbx_error_set(SBX_EINVAL, "family is NULL");
+	if ((qualifier_len && !qualifier) || (value_len && !value))
+		return sbx_error_set(SBX_EINVAL, "qualifier or value is NULL");
+	if (ts < 0)
+		return sbx_error_set(SBX_EINVAL, "timestamp %lld is negative",
+				     (long long)ts);
+	return w->db->ops->bulk_put(w->impl, row, row_len, family, qualifier,
+				    qualifier_len, ts, value, value_len);
+}
+
+uint64_t sbx_bulk_writer_count(const sbx_bulk_writer *w)
+{
+	return w ? w->db->ops->bulk_count(w->impl) : 0;
+}
+
+int sbx_bulk_writer_finish(sbx_bulk_writer *w)
+{
+	int rc = w->db->ops->bulk_finish(w->impl);
+	free(w);
+	return rc;
+}
+
+void sbx_bulk_writer_abort(sbx_bulk_writer *w)
+{
+	if (!w)
+		return;
+	w->db->ops->bulk_abort(w->impl);
+	free(w);
+}
+
+int sbx_table_bulk_load(sbx_db *db, const char *table, const char *dir)
+{
+	CHECK_TABLE_NAME(table);
+	if (!dir || !*dir)
+		return sbx_error_set(SBX_EINVAL, "bulk load directory is empty");
+	return db->ops->bulk_load ? db->ops->bulk_load(db->impl, table, dir)
+				  : no_bulk(db);
+}
+
 /* ---- snapshots ---- */
 
 static int no_snapshots(const sbx_db *db)

@@ -8,6 +8,7 @@
 #ifndef SBX_TABLE_BACKEND_H
 #define SBX_TABLE_BACKEND_H
 
+#include "saltbox/bulk.h"
 #include "saltbox/db.h"
 #include "saltbox/regions.h"
 #include "saltbox/table.h"
@@ -57,6 +58,18 @@ typedef struct sbx_backend_ops {
 	int (*snapshot_clone)(void *db, const char *name, const char *table);
 	int (*snapshot_restore)(void *db, const char *name);
 	int (*snapshot_delete)(void *db, const char *name);
+
+	/* Bulk load (include/saltbox/bulk.h); NULL: not supported. *w is
+	 * the backend's writer. */
+	int (*bulk_open)(void **w, void *db, const char *table,
+			 const char *dir);
+	int (*bulk_put)(void *w, const uint8_t *row, size_t row_len,
+			const char *family, const uint8_t *qual, size_t qual_len,
+			int64_t ts, const uint8_t *value, size_t value_len);
+	uint64_t (*bulk_count)(const void *w);
+	int (*bulk_finish)(void *w);
+	void (*bulk_abort)(void *w);
+	int (*bulk_load)(void *db, const char *table, const char *dir);
 
 	/* Table handles: *out is the backend's handle for sbx_table. */
 	int (*table_open)(void **out, void *db, const char *name);

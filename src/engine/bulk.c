@@ -1,0 +1,362 @@
+/*
+ * bulk.c - bulk load (HBase's HFileOutputFormat2 + completebulkload) on
+ * RocksDB's SstFileWriter and IngestExternalFile.
+ *
+ * The writer keeps one SstFileWriter per family, opened on the first cell
+ * of that family, with the options the family's column family has (block
+ * size, compression, bloom filter and its row-prefix extractor), so loaded
+ * files read like flushed ones. Keys are the engine's cell keys; each must
+ * sort after the family's previous one, which is HBase's order. Loading
+ * ingests each family's files with move semantics; the cells then get
+ * RocksDB sequence numbers newer than everything in the table, while HBase's
+ * semantics keep deciding by timestamp, as they are in the key.
+ */
+#define _XOPEN_SOURCE 700 /* nftw */
+
+#include "common/buf.h"
+#include "common/error.h"
+#include "engine/cellkey.h"
+#include "engine/engine.h"
+#include "table/names.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct bulk_family {
+	family *fam;
+	rocksdb_options_t *opts;
+	rocksdb_sstfilewriter_t *w; /* NULL until its first cell */
+	sbx_buf last;               /* the last key written */
+	sbx_buf path;
+} bulk_family;
+
+typedef struct bulk_writer {
+	engine *e;
+	table *t;
+	char *dir;
+	int64_t now;
+	rocksdb_envoptions_t *env;
+	bulk_family *fams;
+	size_t nfams;
+	uint64_t count;
+	sbx_buf key;
+} bulk_writer;
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void writer_free(bulk_writer *b, bool remove_files)
+{
+	for (size_t i = 0; i < b->nfams; i++) {
+		bulk_family *f = &b->fams[i];
+		if (f->w)
+			rocksdb_sstfilewriter_destroy(f->w);
+		if (f->opts)
+			rocksdb_options_destroy(f->opts);
+		family_unref(f->fam);
+		sbx_buf_free(&f->last);
+		sbx_buf_free(&f->path);
+	}
+	if (remove_files && b->dir)
+		nftw(b->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(b->fams);
+	free(b->dir);
+	if (b->env)
+		rocksdb_envoptions_destroy(b->env);
+	sbx_buf_free(&b->key);
+	table_unref(b->t);
+	free(b);
+}
+
+int engine_bulk_open(void **out, void *p, const char *table_name,
+		     const char *dir)
+{
+	engine *e = p;
+	*out = NULL;
+	if (e->opts.read_only)
+		return sbx_error_set(SBX_EREADONLY, "database is read-only");
+	if (!dir || !*dir)
+		return sbx_error_set(SBX_EINVAL, "bulk load directory is empty");
+	table *t;
+	int rc = engine_table_get(&t, e, table_name);
+	if (rc)
+		return rc;
+	if (mkdir(dir, 0755) != 0) {
+		int err = errno;
+		table_unref(t);
+		return sbx_error_set(err == EEXIST ? SBX_EEXISTS : SBX_EIO,
+				     "cannot create '%s': %s", dir,
+				     strerror(err));
+	}
+	bulk_writer *b = calloc(1, sizeof *b);
+	if (!b) {
+		rmdir(dir);
+		table_unref(t);
+		return SBX_ENOMEM_SET();
+	}
+	b->e = e;
+	b->t = t;
+	b->now = engine_now_ms();
+	b->dir = strdup(dir);
+	b->env = rocksdb_envoptions_create();
+	pthread_rwlock_rdlock(&t->lock); /* the family list */
+	b->fams = calloc(t->nfams ? t->nfams : 1, sizeof *b->fams);
+	rc = b->dir && b->env && b->fams ? SBX_OK : SBX_ENOMEM_SET();
+	for (size_t i = 0; !rc && i < t->nfams; i++) {
+		bulk_family *f = &b->fams[b->nfams++];
+		f->fam = t->fams[i];
+		atomic_fetch_add(&f->fam->refs, 1);
+		gc_params *gc;
+		f->opts = family_rocks_options(e, &f->fam->desc, &gc);
+		if (!f->opts)
+			rc = SBX_ENOMEM_SET();
+	}
+	pthread_rwlock_unlock(&t->lock);
+	if (rc) {
+		writer_free(b, true);
+		return rc;
+	}
+	*out = b;
+	return SBX_OK;
+}
+
+static bulk_family *find_family(bulk_writer *b, const char *name)
+{
+	for (size_t i = 0; i < b->nfams; i++)
+		if (!strcmp(b->fams[i].fam->desc.name, name))
+			return &b->fams[i];
+	return NULL;
+}
+
+/* The family's file: DIR/<family>/<table id>.sst, opened on first use. */
+static int family_file(bulk_writer *b, bulk_family *f)
+{
+	if (f->w)
+		return SBX_OK;
+	f->path.len = 0;
+	int rc = sbx_buf_printf(&f->path, "%s/%s", b->dir, f->fam->desc.name);
+	if (rc)
+		return rc;
+	if (mkdir((char *)f->path.data, 0755) != 0 && errno != EEXIST)
+		return sbx_error_set(SBX_EIO, "cannot create '%s': %s",
+				     (char *)f->path.data, strerror(errno));
+	rc = sbx_buf_printf(&f->path, "/%llu.sst",
+			    (unsigned long long)b->t->id);
+	if (rc)
+		return rc;
+	f->w = rocksdb_sstfilewriter_create(b->env, f->opts);
+	char *err = NULL;
+	rocksdb_sstfilewriter_open(f->w, (char *)f->path.data, &err);
+	if (err) {
+		rocksdb_sstfilewriter_destroy(f->w);
+		f->w = NULL;
+		return engine_rocks_error(err, "opening a bulk load file");
+	}
+	return SBX_OK;
+}
+
+static int cmp_key(const sbx_buf *a, const sbx_buf *b)
+{
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = n ? memcmp(a->data, b->data, n) : 0;
+	return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+int engine_bulk_put(void *p, const uint8_t *row, size_t row_len,
+		    const char *family_name, const uint8_t *qual,
+		    size_t qual_len, int64_t ts, const uint8_t *value,
+		    size_t value_len)
+{
+	bulk_writer *b = p;
+	bulk_family *f = find_family(b, family_name);
+	if (!f)
+		return sbx_error_set(SBX_ENOFAMILY, "table '%s' has no family "
+						    "'%s'",
+				     b->t->name, family_name);
+	size_t max = b->e->opts.max_cell_size;
+	if (max && row_len + qual_len + value_len > max)
+		return sbx_error_set(SBX_ETOOLARGE,
+				     "cell of %zu bytes is over max_cell_size "
+				     "(%zu)",
+				     row_len + qual_len + value_len, max);
+	if (ts == SBX_LATEST_TIMESTAMP)
+		ts = b->now;
+	b->key.len = 0;
+	int rc = cellkey_encode(&b->key, row, row_len, qual, qual_len, ts,
+				SBX_CELL_PUT);
+	if (rc)
+		return rc;
+	if (f->last.len && cmp_key(&b->key, &f->last) <= 0)
+		return sbx_error_set(
+			SBX_EINVAL,
+			"bulk load cells of family '%s' must come in HBase's "
+			"order (row, qualifier ascending; timestamp "
+			"descending): this one %s the previous",
+			family_name,
+			cmp_key(&b->key, &f->last) ? "sorts before" : "repeats");
+	if ((rc = family_file(b, f)))
+		return rc;
+	char *err = NULL;
+	rocksdb_sstfilewriter_put(f->w, (const char *)b->key.data, b->key.len,
+				  (const char *)value, value_len, &err);
+	if (err)
+		return engine_rocks_error(err, "writing a bulk load file");
+	if (sbx_buf_set(&f->last, b->key.data, b->key.len))
+		return SBX_ENOMEM_SET();
+	b->count++;
+	return SBX_OK;
+}
+
+uint64_t engine_bulk_count(const void *p)
+{
+	const bulk_writer *b = p;
+	return b->count;
+}
+
+int engine_bulk_finish(void *p)
+{
+	bulk_writer *b = p;
+	int rc = SBX_OK;
+	for (size_t i = 0; !rc && i < b->nfams; i++) {
+		bulk_family *f = &b->fams[i];
+		if (!f->w)
+			continue;
+		char *err = NULL;
+		rocksdb_sstfilewriter_finish(f->w, &err);
+		if (err)
+			rc = engine_rocks_error(err, "finishing a bulk load file");
+	}
+	writer_free(b, rc != SBX_OK);
+	return rc;
+}
+
+void engine_bulk_abort(void *p)
+{
+	writer_free(p, true);
+}
+
+/* The .sst files in one family directory (NULL-terminated, caller frees
+ * each and the array). */
+static int list_files(char ***out, size_t *n, const char *dir)
+{
+	*out = NULL;
+	*n = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return sbx_error_set(SBX_EIO, "cannot read '%s': %s", dir,
+				     strerror(errno));
+	char **v = NULL;
+	size_t cap = 0;
+	int rc = SBX_OK;
+	struct dirent *de;
+	while (!rc && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l < 5 || strcmp(de->d_name + l - 4, ".sst"))
+			continue;
+		if (*n + 1 >= cap) {
+			cap = cap ? 2 * cap : 8;
+			char **nv = realloc(v, cap * sizeof *nv);
+			if (!nv) {
+				rc = SBX_ENOMEM_SET();
+				break;
+			}
+			v = nv;
+		}
+		sbx_buf p = {0};
+		rc = sbx_buf_printf(&p, "%s/%s", dir, de->d_name);
+		v[(*n)++] = (char *)p.data;
+		v[*n] = NULL;
+	}
+	closedir(d);
+	if (rc) {
+		for (size_t i = 0; i < *n; i++)
+			free(v[i]);
+		free(v);
+		*n = 0;
+		return rc;
+	}
+	*out = v;
+	return SBX_OK;
+}
+
+static void free_files(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+int engine_bulk_load(void *p, const char *table_name, const char *dir)
+{
+	engine *e = p;
+	if (e->opts.read_only)
+		return sbx_error_set(SBX_EREADONLY, "database is read-only");
+	table *t;
+	int rc = engine_table_get(&t, e, table_name);
+	if (rc)
+		return rc;
+	DIR *d = opendir(dir);
+	if (!d) {
+		table_unref(t);
+		return sbx_error_set(errno == ENOENT ? SBX_ENOTFOUND : SBX_EIO,
+				     "cannot read '%s': %s", dir,
+				     strerror(errno));
+	}
+	/* Check every family directory before loading anything. */
+	pthread_rwlock_rdlock(&t->lock);
+	rc = t->enabled ? SBX_OK
+			: sbx_error_set(SBX_EDISABLED, "table '%s' is disabled",
+					t->name);
+	struct dirent *de;
+	while (!rc && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (!table_family(t, de->d_name))
+			rc = sbx_error_set(SBX_ENOFAMILY,
+					   "'%s/%s': table '%s' has no family "
+					   "'%s'",
+					   dir, de->d_name, t->name, de->d_name);
+	}
+	rewinddir(d);
+	rocksdb_ingestexternalfileoptions_t *io =
+		rocksdb_ingestexternalfileoptions_create();
+	rocksdb_ingestexternalfileoptions_set_move_files(io, 1);
+	while (!rc && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		family *f = table_family(t, de->d_name);
+		sbx_buf fd = {0};
+		char **files = NULL;
+		size_t n = 0;
+		rc = sbx_buf_printf(&fd, "%s/%s", dir, de->d_name);
+		if (!rc)
+			rc = list_files(&files, &n, (char *)fd.data);
+		if (!rc && n) {
+			char *err = NULL;
+			rocksdb_ingest_external_file_cf(
+				e->db, f->cf, (const char *const *)files, n, io,
+				&err);
+			if (err)
+				rc = engine_rocks_error(err, "loading files");
+		}
+		free_files(files, n);
+		sbx_buf_free(&fd);
+	}
+	pthread_rwlock_unlock(&t->lock);
+	rocksdb_ingestexternalfileoptions_destroy(io);
+	closedir(d);
+	table_unref(t);
+	return rc;
+}
