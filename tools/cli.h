@@ -8,5 +8,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_key(int argc, char **argv);
 int cmd_regions(int argc, char **argv);
 int cmd_keyviz(int argc, char **argv);
+int cmd_importtsv(int argc, char **argv);
+int cmd_completebulkload(int argc, char **argv);
 
 #endif

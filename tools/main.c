@@ -18,6 +18,8 @@ static const subcommand subcommands[] = {
 	{"key", cmd_key, "row-key designs: explain, encode, decode, lint, plan"},
 	{"regions", cmd_regions, "regions: list, stats, split, merge, export-splits"},
 	{"keyviz", cmd_keyviz, "hotspot analyzer: simulate, compare, render heatmaps"},
+	{"importtsv", cmd_importtsv, "load a TSV file: puts, or store files (HBase's ImportTsv)"},
+	{"completebulkload", cmd_completebulkload, "load store files into a table (HBase's)"},
 };
 
 static void usage(FILE *out)
