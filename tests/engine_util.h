@@ -82,6 +82,16 @@ static inline sbx_db *open_fresh(const char *name)
 	return open_at(test_dir(name), true);
 }
 
+/* Two families with attributes that must survive a copy: "a" with
+ * VERSIONS 3, "b" with LZ4 compression. */
+static inline void two_families(sbx_family_desc f[2])
+{
+	sbx_family_desc_init(&f[0], "a");
+	f[0].max_versions = 3;
+	sbx_family_desc_init(&f[1], "b");
+	f[1].compression = SBX_COMPRESSION_LZ4;
+}
+
 /* Create `name` with one family `cf` and the given VERSIONS. */
 static inline int make_table(sbx_db *db, const char *name, const char *cf,
 			     int versions)

@@ -37,10 +37,7 @@ static void test_bulk_load(void)
 	sbx_db *db = open_at(dir, true);
 	REQUIRE(db);
 	sbx_family_desc f[2];
-	sbx_family_desc_init(&f[0], "a");
-	f[0].max_versions = 3;
-	sbx_family_desc_init(&f[1], "b");
-	f[1].compression = SBX_COMPRESSION_LZ4;
+	two_families(f);
 	CHECK_INT(sbx_table_create(db, "t", f, 2), SBX_OK);
 	sbx_table *t;
 	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);

@@ -74,10 +74,7 @@ static void test_snapshot_clone_restore(void)
 	sbx_db *db = open_at(dir, true);
 	REQUIRE(db);
 	sbx_family_desc f[2];
-	sbx_family_desc_init(&f[0], "a");
-	f[0].max_versions = 3;
-	sbx_family_desc_init(&f[1], "b");
-	f[1].compression = SBX_COMPRESSION_LZ4;
+	two_families(f);
 	sbx_bytes split = {"m", 1};
 	CHECK_INT(sbx_table_create_presplit(db, "t", f, 2, &split, 1), SBX_OK);
 	sbx_table *t;

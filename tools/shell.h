@@ -159,6 +159,9 @@ int shell_cmd_major_compact(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_split(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_get_splits(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_list_regions(shell *sh, const sbx_shell_cmd *c);
+/* One name argument (`what` words the error), one library call. */
+int shell_name_op(shell *sh, const sbx_shell_cmd *c, const char *what,
+		  int (*op)(sbx_db *, const char *));
 /* shell_snapshot.c */
 int shell_cmd_snapshot(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_list_snapshots(shell *sh, const sbx_shell_cmd *c);

@@ -471,15 +471,22 @@ int shell_cmd_exists(shell *sh, const sbx_shell_cmd *c)
 	return 0;
 }
 
-/* The commands that take one table name and call one library function. */
+/* The commands that take one name (`what`: "table name", "snapshot
+ * name") and call one library function. */
+int shell_name_op(shell *sh, const sbx_shell_cmd *c, const char *what,
+		  int (*op)(sbx_db *, const char *))
+{
+	const char *name;
+	if (shell_text(sh, &c->args[0], what, &name))
+		return -1;
+	int rc = op(sh->db, name);
+	return rc ? shell_lib_fail(sh, rc, NULL) : 0;
+}
+
 static int table_op(shell *sh, const sbx_shell_cmd *c,
 		    int (*op)(sbx_db *, const char *))
 {
-	const char *table;
-	if (shell_text(sh, &c->args[0], "table name", &table))
-		return -1;
-	int rc = op(sh->db, table);
-	return rc ? shell_lib_fail(sh, rc, NULL) : 0;
+	return shell_name_op(sh, c, "table name", op);
 }
 
 int shell_cmd_disable(shell *sh, const sbx_shell_cmd *c)

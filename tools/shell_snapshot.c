@@ -29,25 +29,14 @@ int shell_cmd_clone_snapshot(shell *sh, const sbx_shell_cmd *c)
 	return rc ? shell_lib_fail(sh, rc, NULL) : 0;
 }
 
-/* The commands that take one snapshot name. */
-static int snapshot_op(shell *sh, const sbx_shell_cmd *c,
-		       int (*op)(sbx_db *, const char *))
-{
-	const char *snap;
-	if (shell_text(sh, &c->args[0], "snapshot name", &snap))
-		return -1;
-	int rc = op(sh->db, snap);
-	return rc ? shell_lib_fail(sh, rc, NULL) : 0;
-}
-
 int shell_cmd_restore_snapshot(shell *sh, const sbx_shell_cmd *c)
 {
-	return snapshot_op(sh, c, sbx_snapshot_restore);
+	return shell_name_op(sh, c, "snapshot name", sbx_snapshot_restore);
 }
 
 int shell_cmd_delete_snapshot(shell *sh, const sbx_shell_cmd *c)
 {
-	return snapshot_op(sh, c, sbx_snapshot_delete);
+	return shell_name_op(sh, c, "snapshot name", sbx_snapshot_delete);
 }
 
 /* As HBase's: SNAPSHOT, TABLE + CREATION TIME, one line each. */

@@ -11,17 +11,15 @@
  * RocksDB sequence numbers newer than everything in the table, while HBase's
  * semantics keep deciding by timestamp, as they are in the key.
  */
-#define _XOPEN_SOURCE 700 /* nftw */
-
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "engine/cellkey.h"
 #include "engine/engine.h"
 #include "table/names.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,15 +46,6 @@ typedef struct bulk_writer {
 	sbx_buf key;
 } bulk_writer;
 
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void writer_free(bulk_writer *b, bool remove_files)
 {
 	for (size_t i = 0; i < b->nfams; i++) {
@@ -70,7 +59,7 @@ static void writer_free(bulk_writer *b, bool remove_files)
 		sbx_buf_free(&f->path);
 	}
 	if (remove_files && b->dir)
-		nftw(b->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		sbx_rmtree(b->dir); /* best effort: the error is the caller's */
 	free(b->fams);
 	free(b->dir);
 	if (b->env)

@@ -15,18 +15,17 @@
  * snapshot under its own name and left disabled. A failsafe snapshot of the
  * current table is taken first and put back if the clone fails.
  */
-#define _XOPEN_SOURCE 700 /* nftw */
-
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/fs.h"
 #include "engine/catalog.h"
 #include "engine/engine.h"
 #include "table/backend.h"
+#include "saltbox/rowkey.h"
 #include "table/names.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,79 +72,27 @@ static int snap_path(sbx_buf *out, const engine *e, const char *name,
 	return rc;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/* Remove a directory tree; a missing one is fine. */
-static int rmtree(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) != 0)
-		return errno == ENOENT
-			       ? SBX_OK
-			       : sbx_error_set(SBX_EIO, "cannot stat '%s': %s",
-					       path, strerror(errno));
-	if (nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
-		return sbx_error_set(SBX_EIO, "cannot remove '%s': %s", path,
-				     strerror(errno));
-	return SBX_OK;
-}
-
-static bool path_exists(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0;
-}
-
-/* p[0..n) as lowercase hex, NUL-terminated. */
-static int hex_encode(sbx_buf *out, const uint8_t *p, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	out->len = 0;
-	if (sbx_buf_reserve(out, 2 * n + 1))
-		return SBX_ENOMEM_SET();
-	for (size_t i = 0; i < n; i++) {
-		out->data[out->len++] = (uint8_t)digits[p[i] >> 4];
-		out->data[out->len++] = (uint8_t)digits[p[i] & 15];
-	}
-	out->data[out->len] = 0;
-	return SBX_OK;
-}
-
-static int hex_nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /* ---- snapshot.json ---- */
 
 static int meta_write(const table *t, const char *path, int64_t now)
 {
 	json_t *fams = json_array(), *splits = json_array();
-	sbx_buf hex = {0};
+	sbx_buf txt = {0};
 	int rc = SBX_OK;
 	for (size_t i = 0; fams && i < t->nfams; i++)
 		json_array_append_new(fams, family_to_json(&t->fams[i]->desc,
 							   t->fams[i]->cf_name));
 	for (size_t i = 1; !rc && splits && i < t->nregions; i++) {
-		/* region 0 starts at the table's start: no split key */
+		/* region 0 starts at the table's start: no split key. Keys
+		 * as HBase's binary strings (\xHH escapes), readable. */
 		const sbx_buf *s = &t->regions[i]->start;
-		rc = hex_encode(&hex, s->data, s->len);
+		txt.len = 0;
+		rc = sbx_key_to_binary_string(&txt, s->data, s->len);
 		if (!rc)
-			json_array_append_new(splits,
-					      json_string((char *)hex.data));
+			json_array_append_new(
+				splits, json_stringn((char *)txt.data, txt.len));
 	}
-	sbx_buf_free(&hex);
+	sbx_buf_free(&txt);
 	if (rc) {
 		json_decref(fams);
 		json_decref(splits);
@@ -174,7 +121,7 @@ static int meta_read(snap_meta *m, const engine *e, const char *name)
 		return rc;
 	json_error_t jerr;
 	json_t *o = json_load_file((const char *)p.data, 0, &jerr);
-	bool missing = !o && !path_exists((const char *)p.data);
+	bool missing = !o && !sbx_path_exists((const char *)p.data);
 	sbx_buf_free(&p);
 	if (missing)
 		return sbx_error_set(SBX_ENOTFOUND,
@@ -201,23 +148,19 @@ static int meta_read(snap_meta *m, const engine *e, const char *name)
 				      sizeof m->fams[i].cf_name,
 				      json_array_get(fams, i));
 	for (size_t i = 0; !rc && i < json_array_size(splits); i++) {
-		const char *h = json_string_value(json_array_get(splits, i));
-		size_t hl = h ? strlen(h) : 1;
-		uint8_t *k = hl % 2 == 0 ? malloc(hl / 2 + 1) : NULL;
-		if (!k) {
+		json_t *h = json_array_get(splits, i);
+		sbx_buf k = {0};
+		if (!json_is_string(h) ||
+		    sbx_key_from_binary_string(&k, json_string_value(h),
+					       json_string_length(h)) ||
+		    k.len == 0) {
+			sbx_buf_free(&k);
 			rc = sbx_error_set(SBX_EIO, "snapshot '%s' is corrupt",
 					   name);
 			break;
 		}
-		for (size_t j = 0; !rc && j < hl / 2; j++) {
-			int hi = hex_nibble(h[2 * j]), lo = hex_nibble(h[2 * j + 1]);
-			if (hi < 0 || lo < 0)
-				rc = sbx_error_set(SBX_EIO,
-						   "snapshot '%s' is corrupt", name);
-			k[j] = (uint8_t)(hi << 4 | lo);
-		}
-		m->splits[m->nsplits].data = k;
-		m->splits[m->nsplits++].len = hl / 2;
+		m->splits[m->nsplits].data = k.data;
+		m->splits[m->nsplits++].len = k.len;
 	}
 	json_decref(o);
 	if (rc)
@@ -247,11 +190,11 @@ static int create_locked(engine *e, const char *table_name, const char *name)
 	if (!rc && mkdir((char *)dir.data, 0755) != 0 && errno != EEXIST)
 		rc = sbx_error_set(SBX_EIO, "cannot create '%s': %s",
 				   (char *)dir.data, strerror(errno));
-	if (!rc && path_exists((char *)fin.data))
+	if (!rc && sbx_path_exists((char *)fin.data))
 		rc = sbx_error_set(SBX_EEXISTS, "snapshot '%s' already exists",
 				   name);
 	if (!rc)
-		rc = rmtree((char *)tmp.data); /* left by a crash */
+		rc = sbx_rmtree((char *)tmp.data); /* left by a crash */
 	if (!rc && mkdir((char *)tmp.data, 0755) != 0)
 		rc = sbx_error_set(SBX_EIO, "cannot create '%s': %s",
 				   (char *)tmp.data, strerror(errno));
@@ -272,7 +215,7 @@ static int create_locked(engine *e, const char *table_name, const char *name)
 		rc = sbx_error_set(SBX_EIO, "cannot rename '%s': %s",
 				   (char *)tmp.data, strerror(errno));
 	if (rc && tmp.data)
-		rmtree((char *)tmp.data); /* nothing half-made stays */
+		sbx_rmtree((char *)tmp.data); /* nothing half-made stays */
 	sbx_buf_free(&dir);
 	sbx_buf_free(&fin);
 	sbx_buf_free(&tmp);
@@ -357,16 +300,16 @@ static int delete_locked(engine *e, const char *name)
 		rc = snap_path(&tmp, e, NULL, NULL);
 	if (!rc)
 		rc = sbx_buf_printf(&tmp, "/.%s.tmp", name);
-	if (!rc && !path_exists((char *)fin.data))
+	if (!rc && !sbx_path_exists((char *)fin.data))
 		rc = sbx_error_set(SBX_ENOTFOUND, "snapshot '%s' does not exist",
 				   name);
 	/* Out of sight at once, then removed. */
-	if (!rc && (rmtree((char *)tmp.data) ||
+	if (!rc && (sbx_rmtree((char *)tmp.data) ||
 		    rename((char *)fin.data, (char *)tmp.data) != 0))
 		rc = sbx_error_set(SBX_EIO, "cannot remove snapshot '%s': %s",
 				   name, strerror(errno));
 	if (!rc)
-		rc = rmtree((char *)tmp.data);
+		rc = sbx_rmtree((char *)tmp.data);
 	sbx_buf_free(&fin);
 	sbx_buf_free(&tmp);
 	return rc;

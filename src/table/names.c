@@ -38,6 +38,25 @@ int names_check_namespace(const char *ns)
 	return SBX_OK;
 }
 
+/* HBase's rules for a table qualifier (and a snapshot name): [A-Za-z0-9_.-],
+ * not starting with '.' or '-'. `what` and `whole` word the error. */
+static int check_qualifier(const char *what, const char *q, const char *whole)
+{
+	if (q[0] == '.' || q[0] == '-')
+		return sbx_error_set(SBX_EINVAL,
+				     "illegal first character '%c' in %s name "
+				     "'%s': it may not start with '.' or '-'",
+				     q[0], what, whole);
+	for (size_t i = 0; q[i]; i++)
+		if (!ns_char(q[i]) && q[i] != '.' && q[i] != '-')
+			return sbx_error_set(
+				SBX_EINVAL,
+				"illegal character 0x%02x at %zu in %s name "
+				"'%s': only [A-Za-z0-9_.-] are allowed",
+				(unsigned char)q[i], i, what, whole);
+	return SBX_OK;
+}
+
 int names_split_table(const char *name, char *ns, char *qualifier)
 {
 	if (!name || !*name)
@@ -67,18 +86,9 @@ int names_split_table(const char *name, char *ns, char *qualifier)
 		return sbx_error_set(SBX_EINVAL,
 				     "table name is longer than %d bytes",
 				     SBX_MAX_TABLE_NAME);
-	if (q[0] == '.' || q[0] == '-')
-		return sbx_error_set(SBX_EINVAL,
-				     "illegal first character '%c' in table "
-				     "name '%s': it may not start with '.' or '-'",
-				     q[0], name);
-	for (size_t i = 0; i < n; i++)
-		if (!ns_char(q[i]) && q[i] != '.' && q[i] != '-')
-			return sbx_error_set(
-				SBX_EINVAL,
-				"illegal character 0x%02x at %zu in table name "
-				"'%s': only [A-Za-z0-9_.-] are allowed",
-				(unsigned char)q[i], i, name);
+	int rc = check_qualifier("table", q, name);
+	if (rc)
+		return rc;
 	memcpy(qualifier, q, n + 1);
 	return SBX_OK;
 }
@@ -125,17 +135,5 @@ int names_check_snapshot(const char *name)
 		return sbx_error_set(SBX_EINVAL,
 				     "snapshot name is longer than %d bytes",
 				     SBX_MAX_TABLE_NAME);
-	if (name[0] == '.' || name[0] == '-')
-		return sbx_error_set(SBX_EINVAL,
-				     "illegal first character '%c' in snapshot "
-				     "name '%s': it may not start with '.' or '-'",
-				     name[0], name);
-	for (size_t i = 0; i < n; i++)
-		if (!ns_char(name[i]) && name[i] != '.' && name[i] != '-')
-			return sbx_error_set(
-				SBX_EINVAL,
-				"illegal character 0x%02x at %zu in snapshot name "
-				"'%s': only [A-Za-z0-9_.-] are allowed",
-				(unsigned char)name[i], i, name);
-	return SBX_OK;
+	return check_qualifier("snapshot", name, name);
 }
