@@ -154,6 +154,10 @@ static void test_importtsv_errors(void)
 	snprintf(args, sizeof args, "importtsv --data '%s' users", data);
 	CHECK_INT(run_saltbox(args), 2);
 	CHECK_OUT("usage: saltbox importtsv");
+	CHECK_INT(run_saltbox("importtsv --help"), 0);
+	CHECK_OUT("usage: saltbox importtsv");
+	CHECK_INT(run_saltbox("completebulkload --help"), 0);
+	CHECK_OUT("saltbox completebulkload --data DIR OUTDIR TABLE");
 	snprintf(args, sizeof args, "completebulkload --data '%s' /no/such users",
 		 data);
 	CHECK_INT(run_saltbox(args), 1);

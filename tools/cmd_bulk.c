@@ -61,9 +61,9 @@ static int fail(const char *fmt, const char *what)
 	return 1;
 }
 
-static int usage(void)
+static int usage_to(FILE *out, int status)
 {
-	fprintf(stderr,
+	fprintf(out,
 		"usage: saltbox importtsv --data DIR "
 		"-Dimporttsv.columns=HBASE_ROW_KEY,cf:a,...\n"
 		"           [-Dimporttsv.separator=C] "
@@ -73,7 +73,20 @@ static int usage(void)
 		"Columns: HBASE_ROW_KEY (once), HBASE_TS_KEY (at most once), "
 		"family:qualifier\nor family (empty qualifier). The separator "
 		"defaults to a tab.\n");
-	return 2;
+	return status;
+}
+
+static int usage(void)
+{
+	return usage_to(stderr, 2);
+}
+
+static bool help_asked(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
 }
 
 /* Parse importtsv.columns; on error, 1 with the reason in err (the parser
@@ -424,6 +437,8 @@ static void free_lines(line *v, size_t n)
 
 int cmd_importtsv(int argc, char **argv)
 {
+	if (help_asked(argc, argv))
+		return usage_to(stdout, 0);
 	tsv_opts o;
 	int rc = parse_args(argc, argv, &o);
 	if (rc) {
@@ -471,6 +486,8 @@ int cmd_importtsv(int argc, char **argv)
 
 int cmd_completebulkload(int argc, char **argv)
 {
+	if (help_asked(argc, argv))
+		return usage_to(stdout, 0);
 	const char *data = NULL, *pos[2];
 	int npos = 0;
 	for (int i = 1; i < argc; i++) {
