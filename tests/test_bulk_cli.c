@@ -125,6 +125,25 @@ static void test_importtsv_bulk_and_puts(void)
 		 data, tsv);
 	CHECK_INT(run_saltbox(args), 0);
 	CHECK_STR(dump(data), "a=Al@7;b=Bea@7;");
+
+	/* the same column named twice: the later field wins, as puts */
+	setup(data, tsv);
+	in = fopen(tsv, "w");
+	REQUIRE(in);
+	fputs("r,first,second\n", in);
+	fclose(in);
+	snprintf(args, sizeof args, "rm -rf '%s'", out);
+	CHECK_INT(system(args), 0);
+	snprintf(args, sizeof args,
+		 "importtsv --data '%s' -Dimporttsv.separator=, "
+		 "-Dimporttsv.timestamp=3 -Dimporttsv.bulk.output='%s' "
+		 "-Dimporttsv.columns=HBASE_ROW_KEY,p:name,p:name users '%s'",
+		 data, out, tsv);
+	CHECK_INT(run_saltbox(args), 0);
+	snprintf(args, sizeof args, "completebulkload --data '%s' '%s' users",
+		 data, out);
+	CHECK_INT(run_saltbox(args), 0);
+	CHECK_STR(dump(data), "r=second@3;");
 }
 
 static void test_importtsv_errors(void)

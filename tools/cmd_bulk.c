@@ -261,7 +261,15 @@ static int cmp_bcell(const void *a, const void *b)
 		    (x->col->qual_len < y->col->qual_len);
 	if (!c) /* newest first */
 		c = (x->ts < y->ts) - (x->ts > y->ts);
-	return c ? c : (x->no > y->no) - (x->no < y->no);
+	if (!c) /* then input order: line, then field (one columns array) */
+		c = (x->no > y->no) - (x->no < y->no);
+	return c ? c : (x->col > y->col) - (x->col < y->col);
+}
+
+static bool same_column(const column *a, const column *b)
+{
+	return !strcmp(a->family, b->family) && a->qual_len == b->qual_len &&
+	       (a->qual_len == 0 || !memcmp(a->qual, b->qual, a->qual_len));
 }
 
 /* Lines sorted by row; one row's cells in HBase order, a later line's
@@ -293,9 +301,9 @@ static int write_bulk(const tsv_opts *o, sbx_db *db, line *lines, size_t n,
 							   lines[j].no};
 		qsort(cs, nc, sizeof *cs, cmp_bcell);
 		for (size_t k = 0; !rc && k < nc; k++) {
-			if (k + 1 < nc && cs[k].col == cs[k + 1].col &&
-			    cs[k].ts == cs[k + 1].ts)
-				continue; /* a later line has this cell */
+			if (k + 1 < nc && cs[k].ts == cs[k + 1].ts &&
+			    same_column(cs[k].col, cs[k + 1].col))
+				continue; /* a later line (or column) has it */
 			if (sbx_bulk_writer_put(w, lines[i].row,
 						lines[i].row_len,
 						cs[k].col->family, cs[k].col->qual,
