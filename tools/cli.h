@@ -10,5 +10,7 @@ int cmd_regions(int argc, char **argv);
 int cmd_keyviz(int argc, char **argv);
 int cmd_importtsv(int argc, char **argv);
 int cmd_completebulkload(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 #endif

@@ -20,6 +20,8 @@ static const subcommand subcommands[] = {
 	{"keyviz", cmd_keyviz, "hotspot analyzer: simulate, compare, render heatmaps"},
 	{"importtsv", cmd_importtsv, "load a TSV file: puts, or store files (HBase's ImportTsv)"},
 	{"completebulkload", cmd_completebulkload, "load store files into a table (HBase's)"},
+	{"export", cmd_export, "a table's cells to TSV or JSON (REST CellSets)"},
+	{"import", cmd_import, "cells from TSV or JSON (as export writes them)"},
 };
 
 static void usage(FILE *out)
