@@ -9,12 +9,6 @@
 
 #include "saltbox.h"
 
-static const char *tmp_root(void)
-{
-	const char *t = getenv("SBX_TEST_TMP");
-	return t ? t : "/tmp";
-}
-
 /* The rows of table `users`, one "row=name@ts;" each. */
 static const char *dump(const char *data)
 {
@@ -74,7 +68,7 @@ static void setup(const char *data, const char *tsv)
 static void test_importtsv_bulk_and_puts(void)
 {
 	char data[4096], tsv[4200], out[4200], args[16384];
-	snprintf(data, sizeof data, "%s/bulkcli", tmp_root());
+	snprintf(data, sizeof data, "%s", test_dir("bulkcli"));
 	snprintf(tsv, sizeof tsv, "%s.tsv", data);
 	snprintf(out, sizeof out, "%s.out", data);
 	const char *expect = "u1=Alicia@10;u2=Bob@20;u3=Carol@30;";
@@ -149,7 +143,7 @@ static void test_importtsv_bulk_and_puts(void)
 static void test_importtsv_errors(void)
 {
 	char data[4096], tsv[4200], args[16384];
-	snprintf(data, sizeof data, "%s/bulkcli_err", tmp_root());
+	snprintf(data, sizeof data, "%s", test_dir("bulkcli_err"));
 	snprintf(tsv, sizeof tsv, "%s.tsv", data);
 	setup(data, tsv);
 	const char *cases[][2] = {

@@ -11,12 +11,6 @@
 #include "common/buf.h"
 #include "saltbox.h"
 
-static const char *tmp_root(void)
-{
-	const char *t = getenv("SBX_TEST_TMP");
-	return t ? t : "/tmp";
-}
-
 static void put(sbx_table *t, const char *row, size_t rl, const char *q,
 		size_t ql, int64_t ts, const char *v, size_t vl)
 {
@@ -100,7 +94,7 @@ static void setup(const char *data)
 static void test_round_trips(void)
 {
 	char data[4096], file[4200], args[16384];
-	snprintf(data, sizeof data, "%s/exportcli", tmp_root());
+	snprintf(data, sizeof data, "%s", test_dir("exportcli"));
 	setup(data);
 	/* HBase's order: "r\0..." sorts before "r1" */
 	const char *want = "r\\x00\\x09\\x5Cx/q\\x0A@7=tab\\x09nl\\x0A\\x5Cx00;"
@@ -133,7 +127,7 @@ static void test_round_trips(void)
 static void test_bad_lines_and_options(void)
 {
 	char data[4096], file[4200], args[16384];
-	snprintf(data, sizeof data, "%s/exportcli_bad", tmp_root());
+	snprintf(data, sizeof data, "%s", test_dir("exportcli_bad"));
 	setup(data);
 	snprintf(file, sizeof file, "%s.in", data);
 	FILE *f = fopen(file, "w");
