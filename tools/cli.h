@@ -2,6 +2,12 @@
 #ifndef SBX_TOOLS_CLI_H
 #define SBX_TOOLS_CLI_H
 
+typedef struct sbx_db sbx_db;
+
+/* Open the existing store at `data` (never create one); on failure print
+ * "WHO: <reason>" to stderr and return NULL. */
+sbx_db *cli_open_store(const char *data, const char *who);
+
 /* Each returns the process exit status. argv[0] is the subcommand name. */
 int cmd_shell(int argc, char **argv);
 int cmd_serve(int argc, char **argv);

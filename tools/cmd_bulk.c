@@ -453,13 +453,10 @@ int cmd_importtsv(int argc, char **argv)
 		free(o.cols);
 		return rc;
 	}
-	sbx_db_options dopts;
-	sbx_db_options_init(&dopts);
-	dopts.create_if_missing = false;
-	sbx_db *db;
-	if (sbx_db_open(&db, o.data, &dopts)) {
+	sbx_db *db = cli_open_store(o.data, "saltbox");
+	if (!db) {
 		free(o.cols);
-		return fail("%s", sbx_errmsg());
+		return 1;
 	}
 	line *lines = NULL;
 	size_t n = 0;
@@ -508,12 +505,9 @@ int cmd_completebulkload(int argc, char **argv)
 	}
 	if (!data || npos != 2)
 		return usage();
-	sbx_db_options dopts;
-	sbx_db_options_init(&dopts);
-	dopts.create_if_missing = false;
-	sbx_db *db;
-	if (sbx_db_open(&db, data, &dopts))
-		return fail("%s", sbx_errmsg());
+	sbx_db *db = cli_open_store(data, "saltbox");
+	if (!db)
+		return 1;
 	int rc = sbx_table_bulk_load(db, pos[1], pos[0]);
 	if (rc)
 		rc = fail("%s", sbx_errmsg());

@@ -92,19 +92,6 @@ static int parse(int argc, char **argv, xopts *o, bool export)
 	return 0;
 }
 
-static sbx_db *open_db(const char *data)
-{
-	sbx_db_options dopts;
-	sbx_db_options_init(&dopts);
-	dopts.create_if_missing = false;
-	sbx_db *db;
-	if (sbx_db_open(&db, data, &dopts)) {
-		fprintf(stderr, "saltbox: %s\n", sbx_errmsg());
-		return NULL;
-	}
-	return db;
-}
-
 /* ---- export ---- */
 
 static int tsv_cell(sbx_buf *out, const sbx_cell *c)
@@ -135,7 +122,7 @@ int cmd_export(int argc, char **argv)
 	int rc = parse(argc, argv, &o, true);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	sbx_db *db = open_db(o.data);
+	sbx_db *db = cli_open_store(o.data, "saltbox");
 	if (!db)
 		return 1;
 	FILE *f = strcmp(o.file, "-") ? fopen(o.file, "w") : stdout;
@@ -341,7 +328,7 @@ int cmd_import(int argc, char **argv)
 	int rc = parse(argc, argv, &o, false);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	sbx_db *db = open_db(o.data);
+	sbx_db *db = cli_open_store(o.data, "saltbox");
 	if (!db)
 		return 1;
 	FILE *f = strcmp(o.file, "-") ? fopen(o.file, "r") : stdin;

@@ -464,12 +464,9 @@ int cmd_regions(int argc, char **argv)
 				"split, merge, export-splits)\n", o.verb);
 		return 2;
 	}
-	sbx_db_options dopts;
-	sbx_db_options_init(&dopts);
-	dopts.create_if_missing = false;
-	sbx_db *db;
-	if (sbx_db_open(&db, o.data, &dopts))
-		return fail("%s", sbx_errmsg());
+	sbx_db *db = cli_open_store(o.data, "saltbox regions");
+	if (!db)
+		return 1;
 	sbx_buf key = {0};
 	if (!strcmp(o.verb, "list")) {
 		rc = list_cmd(db, &o);

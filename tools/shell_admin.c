@@ -441,19 +441,26 @@ static void print_names(shell *sh, const char *header, char **names)
 	fprintf(sh->out, "%zu row(s)\n", n);
 }
 
-int shell_cmd_list(shell *sh, const sbx_shell_cmd *c)
+/* list and list_namespace: the names, kept by the optional regex. */
+static int list_names(shell *sh, const sbx_shell_cmd *c,
+		      int (*lister)(char ***, sbx_db *), const char *header)
 {
 	char **names;
-	int rc = sbx_table_list(&names, sh->db);
+	int rc = lister(&names, sh->db);
 	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
 	if (filter_names(sh, names, c->nargs ? &c->args[0] : NULL)) {
 		sbx_strv_free(names);
 		return -1;
 	}
-	print_names(sh, "TABLE", names);
+	print_names(sh, header, names);
 	sbx_strv_free(names);
 	return 0;
+}
+
+int shell_cmd_list(shell *sh, const sbx_shell_cmd *c)
+{
+	return list_names(sh, c, sbx_table_list, "TABLE");
 }
 
 int shell_cmd_exists(shell *sh, const sbx_shell_cmd *c)
@@ -630,17 +637,7 @@ int shell_cmd_describe_namespace(shell *sh, const sbx_shell_cmd *c)
 
 int shell_cmd_list_namespace(shell *sh, const sbx_shell_cmd *c)
 {
-	char **names;
-	int rc = sbx_namespace_list(&names, sh->db);
-	if (rc)
-		return shell_lib_fail(sh, rc, NULL);
-	if (filter_names(sh, names, c->nargs ? &c->args[0] : NULL)) {
-		sbx_strv_free(names);
-		return -1;
-	}
-	print_names(sh, "NAMESPACE", names);
-	sbx_strv_free(names);
-	return 0;
+	return list_names(sh, c, sbx_namespace_list, "NAMESPACE");
 }
 
 int shell_cmd_list_namespace_tables(shell *sh, const sbx_shell_cmd *c)

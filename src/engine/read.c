@@ -627,15 +627,21 @@ static int buffer_row_backwards(reader *r, famcur *c)
 	return SBX_OK;
 }
 
+/* The family's name goes into the result with its first cell. */
+static inline int begin_family(reader *r, sbx_result *res, const famcur *c)
+{
+	if (r->fam_begun)
+		return SBX_OK;
+	r->fam_begun = true;
+	return result_begin_family(res, c->fam->desc.name, c->fam_len);
+}
+
 static inline int add_cell(reader *r, sbx_result *res, famcur *c,
 			   const sbx_cell *in)
 {
-	if (!r->fam_begun) { /* the family's name goes in with its first cell */
-		int rc = result_begin_family(res, c->fam->desc.name, c->fam_len);
-		if (rc)
-			return rc;
-		r->fam_begun = true;
-	}
+	int rc = begin_family(r, res, c);
+	if (rc)
+		return rc;
 	if (!r->filter || in->type != SBX_CELL_PUT)
 		return result_add_cell(res, in->qualifier, in->qualifier_len,
 				       in->timestamp, in->type, in->value,
@@ -747,17 +753,13 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 		    r->fam_ver.n == 0 && r->col_ver.n == 0 &&
 		    fam_del < 0 && col_del < 0 && ts >= r->min_ts &&
 		    ts < r->max_ts && included < c->max_versions) {
-			if (!r->fam_begun) {
-				int rc = result_begin_family(res, f->desc.name,
-							     c->fam_len);
-				if (rc)
-					return rc;
-				r->fam_begun = true;
-			}
+			int rc = begin_family(r, res, c);
+			if (rc)
+				return rc;
 			visible++;
 			included++;
-			int rc = result_add_cell(res, r->cq, r->cq_len, ts, type,
-						 v, vl);
+			rc = result_add_cell(res, r->cq, r->cq_len, ts, type, v,
+					     vl);
 			if (rc)
 				return rc;
 			src_next(r, c);
