@@ -2,11 +2,25 @@
 #ifndef SBX_TOOLS_CLI_H
 #define SBX_TOOLS_CLI_H
 
-typedef struct sbx_db sbx_db;
+#include "saltbox.h"
+
+#include <stdio.h>
 
 /* Open the existing store at `data` (never create one); on failure print
- * "WHO: <reason>" to stderr and return NULL. */
-sbx_db *cli_open_store(const char *data, const char *who);
+ * "WHO: <reason>" to stderr and return NULL. Inline: the fuzz targets
+ * compile subcommand files without main.c. */
+static inline sbx_db *cli_open_store(const char *data, const char *who)
+{
+	sbx_db_options o;
+	sbx_db_options_init(&o);
+	o.create_if_missing = false;
+	sbx_db *db;
+	if (sbx_db_open(&db, data, &o)) {
+		fprintf(stderr, "%s: %s\n", who, sbx_errmsg());
+		return NULL;
+	}
+	return db;
+}
 
 /* Each returns the process exit status. argv[0] is the subcommand name. */
 int cmd_shell(int argc, char **argv);

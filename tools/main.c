@@ -3,23 +3,8 @@
  */
 #include "cli.h"
 
-#include "saltbox.h"
-
 #include <stdio.h>
 #include <string.h>
-
-sbx_db *cli_open_store(const char *data, const char *who)
-{
-	sbx_db_options o;
-	sbx_db_options_init(&o);
-	o.create_if_missing = false;
-	sbx_db *db;
-	if (sbx_db_open(&db, data, &o)) {
-		fprintf(stderr, "%s: %s\n", who, sbx_errmsg());
-		return NULL;
-	}
-	return db;
-}
 
 typedef struct subcommand {
 	const char *name;
