@@ -238,12 +238,13 @@ static void spec_xml_end(void *ud, const XML_Char *name)
 {
 	spec_xml *x = ud;
 	int rc = SBX_OK;
+	/* an element with no text never allocated the buffer */
+	const char *text = x->text.len ? (const char *)x->text.data : "";
 	if (x->depth == 2 && x->child == 1)
-		rc = spec_b64_column(x->s, (const char *)x->text.data, x->text.len,
-				     x->base.err);
+		rc = spec_b64_column(x->s, text, x->text.len, x->base.err);
 	else if (x->depth == 2 && x->child == 2) {
 		free(x->s->filter);
-		x->s->filter = strndup((const char *)x->text.data, x->text.len);
+		x->s->filter = strndup(text, x->text.len);
 		if (!x->s->filter)
 			rc = SBX_ENOMEM;
 	}
