@@ -20,7 +20,6 @@
 #include "common/fs.h"
 #include "engine/catalog.h"
 #include "engine/engine.h"
-#include "table/backend.h"
 #include "saltbox/rowkey.h"
 #include "table/names.h"
 
@@ -37,7 +36,7 @@
 
 typedef struct snap_family {
 	sbx_family_desc desc;
-	char cf_name[64];
+	char cf_name[CF_NAME_CAP];
 } snap_family;
 
 /* What snapshot.json records. */
@@ -411,8 +410,8 @@ static int copy_cells(engine *e, const snap_meta *m, const char *cpdir,
 /* Drop a table whatever its state (REQUIRES admin_lock not held). */
 static void drop_table(engine *e, const char *name)
 {
-	engine_backend_ops.table_set_enabled(e, name, false);
-	engine_backend_ops.table_drop(e, name);
+	engine_set_enabled(e, name, false);
+	engine_drop(e, name);
 }
 
 /* Create `table` from snapshot `name`: schema, regions, cells. On failure
@@ -430,8 +429,8 @@ static int clone_as(engine *e, const char *name, const char *table_name)
 	}
 	for (size_t i = 0; i < m.nfams; i++)
 		descs[i] = m.fams[i].desc;
-	rc = engine_backend_ops.table_create(e, table_name, descs, m.nfams,
-					     m.splits, m.nsplits);
+	rc = engine_table_create(e, table_name, descs, m.nfams, m.splits,
+				 m.nsplits);
 	free(descs);
 	table *t = NULL;
 	if (!rc)
@@ -445,7 +444,7 @@ static int clone_as(engine *e, const char *name, const char *table_name)
 	if (rc && t)
 		drop_table(e, table_name);
 	if (!rc) /* store files, so split checks and sizes see the cells */
-		rc = engine_backend_ops.table_flush(e, table_name);
+		rc = engine_flush(e, table_name);
 	sbx_buf_free(&cp);
 	meta_free(&m);
 	return rc;
@@ -469,9 +468,9 @@ int engine_snapshot_restore(void *p, const char *name)
 	if (rc)
 		return rc;
 	bool exists = false, enabled = false;
-	rc = engine_backend_ops.table_exists(e, m.table, &exists);
+	rc = engine_table_exists(e, m.table, &exists);
 	if (!rc && exists)
-		rc = engine_backend_ops.table_is_enabled(e, m.table, &enabled);
+		rc = engine_is_enabled(e, m.table, &enabled);
 	if (!rc && enabled)
 		rc = sbx_error_set(SBX_ENOTDISABLED,
 				   "table '%s' must be disabled to restore "
@@ -496,15 +495,13 @@ int engine_snapshot_restore(void *p, const char *name)
 			char msg[512];
 			snprintf(msg, sizeof msg, "%s", sbx_errmsg());
 			if (clone_as(e, failsafe, m.table) == SBX_OK)
-				engine_backend_ops.table_set_enabled(e, m.table,
-								     false);
+				engine_set_enabled(e, m.table, false);
 			rc = sbx_error_set(saved,
 					   "%s (the table is back as it was; "
 					   "snapshot '%s' keeps it too)",
 					   msg, failsafe);
 		} else {
-			rc = engine_backend_ops.table_set_enabled(e, m.table,
-								  false);
+			rc = engine_set_enabled(e, m.table, false);
 			engine_snapshot_delete(e, failsafe);
 		}
 	}
