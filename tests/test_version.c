@@ -3,6 +3,7 @@
  * project(VERSION)), and `saltbox --version` prints the same.
  */
 #include "check.h"
+#include "saltbox/common.h"
 
 static void test_version_string(void)
 {
