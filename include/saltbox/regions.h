@@ -139,7 +139,8 @@ SBX_API int sbx_table_load(sbx_region_load **out, size_t *n, sbx_db *db,
 		   const char *table, size_t nbuckets);
 SBX_API void sbx_region_loads_free(sbx_region_load *l, size_t n);
 
-/* The modelled cluster: number of region servers (default 4). */
+/* The modelled cluster: number of region servers (default 4), 0 when the
+ * backend has no regions capability. */
 SBX_API int sbx_db_region_servers(sbx_db *db);
 
 #ifdef __cplusplus
