@@ -8,7 +8,7 @@
 #include "engine/engine.h"
 
 #include "common/error.h"
-#include "table/backend.h"
+#include "model/backend.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
 #include "saltbox/db.h"
 #include "saltbox/regions.h"
 #include "saltbox/table.h"
-#include "table/names.h"
+#include "model/names.h"
 
 #include <pthread.h>
 #include <stdio.h>

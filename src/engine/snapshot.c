@@ -21,7 +21,7 @@
 #include "engine/catalog.h"
 #include "engine/engine.h"
 #include "saltbox/rowkey.h"
-#include "table/names.h"
+#include "model/names.h"
 
 #include <dirent.h>
 #include <errno.h>

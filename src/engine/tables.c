@@ -8,7 +8,7 @@
 #include "engine/engine.h"
 
 #include "common/error.h"
-#include "table/names.h"
+#include "model/names.h"
 
 #include <assert.h>
 #include <stdio.h>

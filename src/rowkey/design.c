@@ -15,9 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Rule ids lint knows (lint.c); used to validate allow(...). */
-bool kd_lint_rule_known(const char *rule);
-
 static int elem_err(sbx_keyparse_pos *pos, const kd_elem *e, const char *fmt,
 		    ...) __attribute__((format(printf, 3, 4)));
 
@@ -366,7 +363,7 @@ static int check_options(sbx_keydesign *d, sbx_keyparse_pos *pos)
 					"design '%s': scan(%s) names no field "
 					"of the key", d->name, d->scan.items[i]);
 	for (size_t i = 0; i < d->allow.n; i++)
-		if (!kd_lint_rule_known(d->allow.items[i]))
+		if (!kd_lint_rule_find(d->allow.items[i]))
 			return elem_err(pos, first,
 					"design '%s': allow(%s) names no lint "
 					"rule", d->name, d->allow.items[i]);
@@ -778,7 +775,7 @@ int kd_hash_bytes(const kd_elem *e, const uint8_t *in, size_t n,
 		  sbx_buf *out)
 {
 	uint8_t digest[16];
-	int rc = sbx_hash(e->algo, e->seed, in, n, digest);
+	int rc = sbx_hash(digest, e->algo, e->seed, in, n);
 	if (rc)
 		return rc;
 	if (e->hash_fmt == HASH_RAW)
@@ -849,8 +846,8 @@ static int element_input(const sbx_keydesign *d, const kd_elem *e,
 	return SBX_OK;
 }
 
-int sbx_keydesign_encode(const sbx_keydesign *d, const sbx_keyvalue *values,
-			 size_t n, sbx_buf *out)
+int sbx_keydesign_encode(sbx_buf *out, const sbx_keydesign *d,
+			 const sbx_keyvalue *values, size_t n)
 {
 	if (!d || !out || (n && !values))
 		return sbx_error_set(SBX_EINVAL, "NULL argument to encode");
@@ -1258,8 +1255,8 @@ static int verify(const sbx_keydesign *d, const uint8_t *key, size_t len,
 	return rc;
 }
 
-int sbx_keydesign_decode(const sbx_keydesign *d, const uint8_t *key,
-			 size_t len, sbx_keyrecord **out)
+int sbx_keydesign_decode(sbx_keyrecord **out, const sbx_keydesign *d,
+			 const uint8_t *key, size_t len)
 {
 	*out = NULL;
 	if (!d || (!key && len))

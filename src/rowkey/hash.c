@@ -6,7 +6,7 @@
  * bytes, 32-bit wrap, abs(h % N)).
  */
 #include "common/error.h"
-#include "saltbox/rowkey.h"
+#include "rowkey/design.h"
 
 #include <openssl/evp.h>
 #include <string.h>
@@ -88,8 +88,8 @@ uint32_t sbx_murmur3_32(const void *data, size_t len, uint32_t seed)
 	return fmix32(h1);
 }
 
-void sbx_murmur3_128(const void *data, size_t len, uint32_t seed,
-		     uint64_t out[2])
+void sbx_murmur3_128(uint64_t out[2], const void *data, size_t len,
+		     uint32_t seed)
 {
 	const uint8_t *p = data;
 	const uint64_t c1 = UINT64_C(0x87c37b91114253d5);
@@ -167,8 +167,8 @@ static void store_le(uint8_t *out, uint64_t v, int n)
 		out[i] = (uint8_t)(v >> (8 * i));
 }
 
-int sbx_hash(sbx_hash_algo algo, uint64_t seed, const void *data, size_t len,
-	     uint8_t *out)
+int sbx_hash(uint8_t *out, sbx_hash_algo algo, uint64_t seed, const void *data,
+	     size_t len)
 {
 	switch (algo) {
 	case SBX_HASH_MD5: {
@@ -183,7 +183,7 @@ int sbx_hash(sbx_hash_algo algo, uint64_t seed, const void *data, size_t len,
 		return SBX_OK;
 	case SBX_HASH_MURMUR3_128: {
 		uint64_t h[2];
-		sbx_murmur3_128(data, len, (uint32_t)seed, h);
+		sbx_murmur3_128(h, data, len, (uint32_t)seed);
 		store_le(out, h[0], 8);
 		store_le(out + 8, h[1], 8);
 		return SBX_OK;
@@ -223,4 +223,33 @@ int sbx_phoenix_salt(const void *data, size_t len, int buckets)
 	int32_t sh = (int32_t)h;
 	int32_t r = sh % buckets; /* C99 %: truncates toward zero, as Java */
 	return r < 0 ? -r : r;
+}
+
+/* ---- names of the hashes in the key design language ---- */
+
+static const struct {
+	const char *name;
+	sbx_hash_algo algo;
+} HASHES[] = {
+	{"md5", SBX_HASH_MD5},         {"murmur3", SBX_HASH_MURMUR3_32},
+	{"murmur3_128", SBX_HASH_MURMUR3_128}, {"xxh32", SBX_HASH_XXH32},
+	{"xxh64", SBX_HASH_XXH64},     {"xxh3", SBX_HASH_XXH3},
+};
+
+bool kd_hash_from_name(const char *name, sbx_hash_algo *algo)
+{
+	for (size_t i = 0; i < sizeof HASHES / sizeof *HASHES; i++)
+		if (!strcmp(name, HASHES[i].name)) {
+			*algo = HASHES[i].algo;
+			return true;
+		}
+	return false;
+}
+
+const char *kd_hash_name(sbx_hash_algo algo)
+{
+	for (size_t i = 0; i < sizeof HASHES / sizeof *HASHES; i++)
+		if (HASHES[i].algo == algo)
+			return HASHES[i].name;
+	return "?";
 }
