@@ -16,12 +16,20 @@
 #include "saltbox/table.h"
 #include "model/names.h"
 
+#include <assert.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <rocksdb/c.h>
 #include <stdatomic.h>
 
 #define ENGINE_ROW_STRIPES 1024
+
+/* Debug checks of "REQUIRES: ... held": the lock is held (by this thread,
+ * as the callers are written; pthreads cannot tell by whom). */
+#define ASSERT_LOCKED(mutex) assert(pthread_mutex_trylock(mutex) == EBUSY)
+#define ASSERT_RWLOCKED(rwlock)                                               \
+	assert(pthread_rwlock_trywrlock(rwlock) == EBUSY)
 
 /* A family's column family name, "t<table id>.f<n>" (at most 34 bytes). */
 #define CF_NAME_CAP 64
