@@ -32,8 +32,8 @@ void engine_table_close(void *p)
 	free(h);
 }
 
-int engine_get(sbx_result **out, void *p, const uint8_t *row,
-		      size_t row_len, const sbx_read_opts *o)
+int engine_get(sbx_result **out, void *p, const uint8_t *row, size_t row_len,
+	       const sbx_read_opts *o)
 {
 	table_handle *h = p;
 	int rc = table_lock_for_data(h->t, true);

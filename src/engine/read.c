@@ -488,6 +488,7 @@ static int reader_setup(reader **out, engine *e, table *t,
 
 int reader_open(reader **out, engine *e, table *t, const sbx_scan_opts *o)
 {
+	ASSERT_RWLOCKED(&t->lock);
 	return reader_setup(out, e, t, o, false);
 }
 
@@ -723,6 +724,7 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 			   const uint8_t *row, size_t row_len,
 			   bool *other_row, bool *consumed)
 {
+	assert(r->prefix.len >= CELLKEY_EMPTY_SEGMENT_LEN);
 	matcher *m = &r->m;
 	family_match_params(r, c);
 	matcher_begin_row(m, &c->match);
@@ -999,6 +1001,7 @@ static int take_batch(reader *r, sbx_result **out)
 
 int reader_next(reader *r, sbx_result **out)
 {
+	ASSERT_RWLOCKED(&r->tab->lock);
 	*out = NULL;
 	if (r->pending)
 		return take_batch(r, out);
@@ -1055,6 +1058,7 @@ int reader_next(reader *r, sbx_result **out)
 int engine_read_row(sbx_result **out, engine *e, table *t, const uint8_t *row,
 		    size_t row_len, const sbx_read_opts *o)
 {
+	ASSERT_RWLOCKED(&t->lock);
 	sbx_scan_opts so;
 	model_get_scan_opts(&so, row, row_len, o);
 	reader *r;

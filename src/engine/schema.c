@@ -14,6 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The do_* steps run through engine_with_table_admin. REQUIRES: admin_lock
+ * and t->lock (write) held. */
+#define ASSERT_ADMIN(e, t)                                                    \
+	do {                                                                  \
+		ASSERT_LOCKED(&(e)->admin_lock);                              \
+		ASSERT_RWLOCKED(&(t)->lock);                                  \
+	} while (0)
+
 /* ---- namespaces ---- */
 
 int engine_ns_create(void *p, const char *ns)
@@ -103,9 +111,12 @@ int engine_ns_list(char ***out, void *p)
 
 /* ---- tables ---- */
 
+/* A new family object with its column family, named from t's id and
+ * family sequence. REQUIRES: admin_lock held. */
 static int create_family_cf(engine *e, table *t, const sbx_family_desc *d,
 			    family **out)
 {
+	ASSERT_LOCKED(&e->admin_lock);
 	char cf[CF_NAME_CAP];
 	snprintf(cf, sizeof cf, "t%llu.f%u", (unsigned long long)t->id,
 		 t->next_family_seq++);
@@ -125,8 +136,10 @@ static int create_family_cf(engine *e, table *t, const sbx_family_desc *d,
 	return SBX_OK;
 }
 
+/* Drop f's column family (f itself stays). REQUIRES: admin_lock held. */
 static void drop_family_cf(engine *e, family *f)
 {
+	ASSERT_LOCKED(&e->admin_lock);
 	char *err = NULL;
 	if (f->cf)
 		rocksdb_drop_column_family(e->db, f->cf, &err);
@@ -134,8 +147,8 @@ static void drop_family_cf(engine *e, family *f)
 }
 
 int engine_table_create(void *p, const char *name,
-			       const sbx_family_desc *families, size_t n,
-			       const sbx_bytes *splits, size_t nsplits)
+			const sbx_family_desc *families, size_t n,
+			const sbx_bytes *splits, size_t nsplits)
 {
 	engine *e = p;
 	char ns[SBX_MAX_TABLE_NAME + 1], q[SBX_MAX_TABLE_NAME + 1];
@@ -205,8 +218,7 @@ int engine_table_exists(void *p, const char *name, bool *exists)
 	return rc == SBX_ENOTFOUND || rc == SBX_OK ? SBX_OK : rc;
 }
 
-int engine_table_describe(sbx_table_info **out, void *p,
-				 const char *name)
+int engine_table_describe(sbx_table_info **out, void *p, const char *name)
 {
 	table *t;
 	int rc = engine_table_get(&t, p, name);
@@ -252,9 +264,10 @@ int engine_table_list(char ***out, void *p)
 	return strv_sorted(out, v, n);
 }
 
-/* Run an admin step on a table under the admin lock and its write lock. */
+/* Add a family, or change one's attributes. */
 static int do_alter_family(engine *e, table *t, const void *arg)
 {
+	ASSERT_ADMIN(e, t);
 	const sbx_family_desc *d = arg;
 	family *f = table_family(t, d->name);
 	if (!f) {
@@ -290,14 +303,14 @@ static int do_alter_family(engine *e, table *t, const void *arg)
 	return SBX_OK;
 }
 
-int engine_alter_family(void *p, const char *name,
-			       const sbx_family_desc *d)
+int engine_alter_family(void *p, const char *name, const sbx_family_desc *d)
 {
 	return engine_with_table_admin(p, name, do_alter_family, d);
 }
 
 static int do_delete_family(engine *e, table *t, const void *arg)
 {
+	ASSERT_ADMIN(e, t);
 	const char *fname = arg;
 	family *f = table_family(t, fname);
 	if (!f)
@@ -327,6 +340,7 @@ int engine_delete_family(void *p, const char *name, const char *family)
 
 static int do_set_enabled(engine *e, table *t, const void *arg)
 {
+	ASSERT_ADMIN(e, t);
 	bool enable = *(const bool *)arg;
 	if (t->enabled == enable)
 		return sbx_error_set(enable ? SBX_EINVAL : SBX_EDISABLED,
@@ -358,6 +372,7 @@ int engine_is_enabled(void *p, const char *name, bool *enabled)
 
 static int do_truncate(engine *e, table *t, const void *arg)
 {
+	ASSERT_ADMIN(e, t);
 	(void)arg;
 	size_t n = t->nfams;
 	family **old = t->fams;
@@ -393,6 +408,7 @@ int engine_truncate(void *p, const char *name)
 
 static int do_drop(engine *e, table *t, const void *arg)
 {
+	ASSERT_ADMIN(e, t);
 	(void)arg;
 	if (t->enabled)
 		return sbx_error_set(SBX_ENOTDISABLED,
@@ -423,6 +439,7 @@ int engine_drop(void *p, const char *name)
 
 static int do_flush(engine *e, table *t, const void *arg)
 {
+	ASSERT_ADMIN(e, t);
 	(void)arg;
 	rocksdb_flushoptions_t *fo = rocksdb_flushoptions_create();
 	rocksdb_flushoptions_set_wait(fo, 1);
