@@ -1,19 +1,10 @@
 /*
- * snapshot.c - HBase's table snapshots on RocksDB checkpoints.
- *
- * A snapshot is a directory DBDIR/snapshots/NAME holding a checkpoint of the
- * whole RocksDB instance (checkpoint/: store files hard-linked, memtables
- * flushed first, so it is one consistent moment) and snapshot.json: the
- * table's name, its families with their attributes and column family names,
- * and its region start keys. It is built under snapshots/.NAME.tmp and
- * renamed into place, so a crash never leaves half a snapshot under a name.
- *
- * Clone opens the checkpoint read-only with the table's column families and
- * copies every cell key and value as they are (markers and versions too)
- * into a new table created with the recorded schema and regions. Restore is
- * HBase's: the table must be disabled; it is replaced by a clone of the
- * snapshot under its own name and left disabled. A failsafe snapshot of the
- * current table is taken first and put back if the clone fails.
+ * snapshot.c - HBase's table snapshots on RocksDB checkpoints. A snapshot is
+ * DBDIR/snapshots/NAME: a checkpoint of the whole instance (memtables flushed,
+ * store files hard-linked: one consistent moment) and snapshot.json (table,
+ * families with attributes and column family names, region start keys). It is
+ * built under snapshots/.NAME.tmp and renamed into place, so a crash never
+ * leaves half a snapshot under a name.
  */
 #include "common/buf.h"
 #include "common/error.h"
@@ -414,8 +405,10 @@ static void drop_table(engine *e, const char *name)
 	engine_drop(e, name);
 }
 
-/* Create `table` from snapshot `name`: schema, regions, cells. On failure
- * the new table is dropped again. */
+/* Create `table` from snapshot `name`: a new table with the recorded schema
+ * and regions, and every cell key and value of the checkpoint's column
+ * families copied as they are (markers and versions too). On failure the
+ * new table is dropped again. */
 static int clone_as(engine *e, const char *name, const char *table_name)
 {
 	snap_meta m;
@@ -458,6 +451,9 @@ int engine_snapshot_clone(void *p, const char *name, const char *table)
 	return clone_as(e, name, table);
 }
 
+/* HBase's restore: the table must be disabled; it is replaced by a clone of
+ * the snapshot under its own name and left disabled. A failsafe snapshot of
+ * the table as it is is taken first and put back if the clone fails. */
 int engine_snapshot_restore(void *p, const char *name)
 {
 	engine *e = p;
