@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "saltbox/db.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +60,7 @@ static int check_qualifier(const char *what, const char *q, const char *whole)
 
 int names_split_table(const char *name, char *ns, char *qualifier)
 {
+	assert(ns && qualifier);
 	if (!name || !*name)
 		return sbx_error_set(SBX_EINVAL, "table name is empty");
 	const char *colon = strchr(name, ':');
@@ -120,6 +122,7 @@ int names_check_family(const char *family)
 
 void names_canonical(char *out, size_t cap, const char *ns, const char *q)
 {
+	assert(out && cap > 0 && ns && q);
 	if (!strcmp(ns, "default"))
 		snprintf(out, cap, "%s", q);
 	else
