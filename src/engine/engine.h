@@ -96,6 +96,7 @@ typedef struct engine {
 	_Atomic(rocksdb_writebatch_t *) spare_wb;
 	sbx_db_options opts;
 	char *path; /* the database directory (snapshots live below it) */
+	int dirlock_fd; /* DIR/saltbox.pid under flock (dirlock.c), or -1 */
 
 	pthread_mutex_t admin_lock;    /* serializes schema changes */
 	pthread_rwlock_t catalog_lock; /* guards tables[] and namespaces[] */
@@ -131,6 +132,14 @@ family *table_family(const table *t, const char *name);
  * success the caller must pthread_rwlock_unlock(&t->lock). */
 int table_lock_for_data(table *t, bool need_enabled);
 int engine_rocks_error(char *err, const char *what);
+
+/* ---- dirlock.c: one process per store directory ---- */
+/* Lock DIR/saltbox.pid and write our pid; SBX_EBUSY naming the holder's
+ * pid if another process has it. *fd_out is -1 if no lock was taken. */
+int engine_dirlock_acquire(int *fd_out, const char *path);
+void engine_dirlock_release(int fd);
+/* engine_rocks_error(), but RocksDB's LOCK error says who holds DIR. */
+int engine_open_error(char *err, const char *path, const char *what);
 
 /* ---- snapshot.c (include/saltbox/db.h) ---- */
 int engine_snapshot_create(void *e, const char *table, const char *name);
