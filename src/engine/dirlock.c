@@ -72,5 +72,8 @@ int engine_open_error(char *err, const char *path, const char *what)
 		free(err);
 		return in_use_error(path, 0);
 	}
-	return engine_rocks_error(err, what);
+	/* as engine_rocks_error(), kept here so this file calls nothing above */
+	int rc = sbx_error_set(SBX_EIO, "%s: %s", what, err ? err : "?");
+	free(err);
+	return rc;
 }
