@@ -141,7 +141,7 @@ static void test_port_in_use(void)
 	CHECK(b == NULL);
 	const char *bin = getenv("SBX_SALTBOX");
 	if (bin) { /* the command: non-zero exit, the reason on stderr */
-		char cmd[1024];
+		char cmd[9000];
 		snprintf(cmd, sizeof cmd, "'%s' serve --data '%s' --port %d 2>&1",
 			 bin, test_dir("guard_port_cli"), port);
 		FILE *p = popen(cmd, "r");
