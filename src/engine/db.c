@@ -86,6 +86,7 @@ static void engine_free(engine *e)
 	if (e->cache)
 		rocksdb_cache_destroy(e->cache);
 	free(e->path);
+	engine_dirlock_release(e->dirlock_fd);
 	if (e->wo_meta) {
 		rocksdb_writeoptions_destroy(e->wo_meta);
 		rocksdb_writeoptions_destroy(e->wo_wal);
@@ -139,6 +140,7 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 	if (!e)
 		return SBX_ENOMEM_SET();
 	e->opts = *opts;
+	e->dirlock_fd = -1;
 	e->opts.trace_path = NULL; /* the file is opened below; no copy kept */
 	if (!(e->path = strdup(path))) {
 		free(e);
@@ -184,6 +186,11 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 		return sbx_error_set(SBX_EIO, "cannot create '%s': %s", path,
 				     strerror(err));
 	}
+	int lrc = engine_dirlock_acquire(&e->dirlock_fd, path);
+	if (lrc) {
+		engine_free(e);
+		return lrc;
+	}
 
 	size_t ncf = 0;
 	char *err = NULL;
@@ -221,7 +228,7 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 		e->dbopts, path, (int)n, names,
 		(const rocksdb_options_t *const *)copts, handles, &err);
 	if (err) {
-		rc = engine_rocks_error(err, "opening database");
+		rc = engine_open_error(err, path, "opening database");
 		goto done;
 	}
 	for (size_t i = 0; i < n; i++) {

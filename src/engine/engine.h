@@ -130,6 +130,7 @@ typedef struct engine {
 	_Atomic(rocksdb_writebatch_t *) spare_wb;
 	sbx_db_options opts;
 	char *path; /* the database directory (snapshots live below it) */
+	int dirlock_fd; /* DIR/saltbox.pid under flock (dirlock.c), or -1 */
 
 	pthread_mutex_t admin_lock;    /* serializes schema changes */
 	pthread_rwlock_t catalog_lock; /* guards tables[] and namespaces[] */
@@ -220,6 +221,15 @@ int catalog_save_next_id(engine *e);
  * shared with any other thread. */
 int catalog_load(engine *e, rocksdb_t *db,
 		 rocksdb_column_family_handle_t *meta);
+
+/* ---- dirlock.c: one process per store directory ---- */
+/* Lock DIR/saltbox.pid and write our pid; SBX_EBUSY naming the holder's
+ * pid if another process has it. *fd_out is -1 if no lock was taken. */
+int engine_dirlock_acquire(int *fd_out, const char *path);
+void engine_dirlock_release(int fd);
+/* engine_rocks_error(), but RocksDB's LOCK error says who holds DIR. */
+int engine_open_error(char *err, const char *path, const char *what);
+
 
 /* ---- gc.c: per-family RocksDB options ---- */
 rocksdb_options_t *family_rocks_options(engine *e, const sbx_family_desc *d,
