@@ -421,7 +421,7 @@ static void print_names(shell *sh, const char *header, char **names)
 {
 	size_t n = 0;
 	fprintf(sh->out, "%s\n", header);
-	sbx_buf_clear(&sh->ret);
+	sbx_buf_reset(&sh->ret);
 	int rc = sbx_buf_push(&sh->ret, '[');
 	for (; names[n]; n++) {
 		fprintf(sh->out, "%s\n", names[n]);

@@ -39,7 +39,7 @@ void shell_set_ret(shell *sh, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	sbx_buf_clear(&sh->ret);
+	sbx_buf_reset(&sh->ret);
 	sh->has_ret = sbx_buf_append(&sh->ret, line, strlen(line) + 1) == 0;
 }
 

@@ -420,7 +420,7 @@ int shell_cmd_get_splits(shell *sh, const sbx_shell_cmd *c)
 	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
 	fprintf(sh->out, "Total number of splits = %zu\n", n);
-	sbx_buf_clear(&sh->ret);
+	sbx_buf_reset(&sh->ret);
 	rc = sbx_buf_push(&sh->ret, '[');
 	for (size_t i = 1; i < n; i++) {
 		shell_print_binary(sh, r[i].start_key, r[i].start_len);

@@ -1,4 +1,12 @@
-/* buf.h - growable byte buffer helpers over the public sbx_buf (internal). */
+/*
+ * buf.h - growable byte buffer helpers over the public sbx_buf (internal).
+ *
+ * The public sbx_buf_append/reserve/reset (saltbox/common.h) are exported
+ * functions. Inside the library the same names are macros for the inline
+ * versions below, as C's getc/putc are: the read path appends per cell,
+ * where a call costs more than the work. buf.c defines the exported ones
+ * as thin wrappers over the same inline code, so the two cannot differ.
+ */
 #ifndef SBX_COMMON_BUF_H
 #define SBX_COMMON_BUF_H
 
@@ -9,17 +17,16 @@
 /* Grow to hold `extra` more bytes (the slow path of sbx_buf_reserve). */
 int sbx_buf_grow(sbx_buf *b, size_t extra);
 
-/* Ensure room for `extra` more bytes. Returns SBX_OK or SBX_ENOMEM. The
- * common case (room already there) is inline: the read path calls these
- * per cell. */
-static inline int sbx_buf_reserve(sbx_buf *b, size_t extra)
+/* Ensure room for `extra` more bytes. Returns SBX_OK or SBX_ENOMEM. */
+static inline int sbx_buf_reserve_inline(sbx_buf *b, size_t extra)
 {
 	return b->cap - b->len >= extra ? SBX_OK : sbx_buf_grow(b, extra);
 }
 
-static inline int sbx_buf_append(sbx_buf *b, const void *data, size_t len)
+static inline int sbx_buf_append_inline(sbx_buf *b, const void *data,
+					size_t len)
 {
-	int rc = sbx_buf_reserve(b, len);
+	int rc = sbx_buf_reserve_inline(b, len);
 	if (rc)
 		return rc;
 	if (len)
@@ -27,6 +34,15 @@ static inline int sbx_buf_append(sbx_buf *b, const void *data, size_t len)
 	b->len += len;
 	return SBX_OK;
 }
+
+static inline void sbx_buf_reset_inline(sbx_buf *b)
+{
+	b->len = 0;
+}
+
+#define sbx_buf_reserve(b, extra) sbx_buf_reserve_inline((b), (extra))
+#define sbx_buf_append(b, data, len) sbx_buf_append_inline((b), (data), (len))
+#define sbx_buf_reset(b) sbx_buf_reset_inline(b)
 
 static inline int sbx_buf_push(sbx_buf *b, uint8_t byte)
 {
@@ -62,11 +78,6 @@ static inline bool sbx_bytes_eq(const void *a, const void *b, size_t n)
 		if (*x++ != *y++)
 			return false;
 	return true;
-}
-
-static inline void sbx_buf_clear(sbx_buf *b)
-{
-	b->len = 0;
 }
 
 #endif

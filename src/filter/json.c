@@ -103,7 +103,7 @@ static int get_b64(reader *r, json_t *o, const char *key, sbx_buf *out,
 		   bool required, bool *present)
 {
 	json_t *v = json_object_get(o, key);
-	sbx_buf_clear(out);
+	sbx_buf_reset(out);
 	if (present)
 		*present = v && !json_is_null(v);
 	if (!v || json_is_null(v))

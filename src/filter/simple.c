@@ -68,7 +68,7 @@ static bool prefix_row_hint(void *p, const uint8_t *row, size_t len,
 	if (!n || sbx_buf_set(&h->row, s->prefix.data, n))
 		return false;
 	h->row.data[n - 1]++;
-	sbx_buf_clear(&h->qualifier);
+	sbx_buf_reset(&h->qualifier);
 	return true;
 }
 

@@ -324,7 +324,7 @@ static int gen_record(sbx_workload_iter *it, uint64_t k)
 		it->kv[j].value_len = gen_field(it, fi, k);
 		it->kv[j].value = it->vals[fi];
 	}
-	sbx_buf_clear(&it->key);
+	sbx_buf_reset(&it->key);
 	return sbx_keydesign_encode(it->d, it->kv, it->nused, &it->key);
 }
 
@@ -352,7 +352,7 @@ static uint64_t pick_existing(sbx_workload_iter *it)
 static int trace_record(sbx_workload_iter *it, const kv_trace_op *t)
 {
 	const sbx_workload *w = it->w;
-	sbx_buf_clear(&it->scratch);
+	sbx_buf_reset(&it->scratch);
 	int rc = sbx_buf_append(&it->scratch, w->arena.data + t->off, t->len);
 	if (!rc)
 		rc = sbx_buf_push(&it->scratch, 0);
@@ -391,7 +391,7 @@ static int trace_record(sbx_workload_iter *it, const kv_trace_op *t)
 		*e = 0;
 		s = end ? e : e + 1;
 	}
-	sbx_buf_clear(&it->key);
+	sbx_buf_reset(&it->key);
 	rc = sbx_keydesign_encode(it->d, it->tkv, n, &it->key);
 	if (rc)
 		return sbx_error_set(rc, "trace line %d: %s", t->line,
@@ -420,7 +420,7 @@ static int next_trace(sbx_workload_iter *it, sbx_workload_op *op)
 		op->key = w->arena.data + t->off;
 		op->key_len = t->len;
 	} else {
-		sbx_buf_clear(&it->key);
+		sbx_buf_reset(&it->key);
 		rc = sbx_key_from_binary_string(
 			&it->key, (const char *)w->arena.data + t->off, t->len);
 		if (rc)
