@@ -53,6 +53,7 @@ static void test_huge_request_is_enomem_and_leaves_buffer(void)
 	sbx_buf b = {0};
 	CHECK_INT(sbx_buf_append(&b, "abc", 3), SBX_OK);
 	CHECK_INT(sbx_buf_reserve(&b, SIZE_MAX - 1), SBX_ENOMEM);
+	CHECK_INT(sbx_buf_reserve(&b, SIZE_MAX / 2 + 1), SBX_ENOMEM);
 	CHECK_INT(b.len, 3);
 	CHECK_MEM(b.data, b.len, "abc");
 	sbx_buf_free(&b);

@@ -16,6 +16,7 @@
 #include "cli.h"
 
 #include "common/buf.h"
+#include "common/bytes.h"
 #include "saltbox.h"
 
 #include <errno.h>
@@ -228,13 +229,7 @@ static bool split_line(const tsv_opts *o, line *l)
 static int cmp_line(const void *a, const void *b)
 {
 	const line *x = a, *y = b;
-	const uint8_t *kx = (const uint8_t *)x->row,
-		      *ky = (const uint8_t *)y->row;
-	size_t lx = x->row_len, ly = y->row_len;
-	size_t n = lx < ly ? lx : ly;
-	int c = n ? memcmp(kx, ky, n) : 0;
-	if (!c)
-		c = (lx > ly) - (lx < ly);
+	int c = sbx_bytes_cmp(x->row, x->row_len, y->row, y->row_len);
 	return c ? c : (x->no > y->no) - (x->no < y->no);
 }
 
@@ -253,12 +248,8 @@ static int cmp_bcell(const void *a, const void *b)
 	int c = strcmp(x->col->family, y->col->family);
 	if (c)
 		return c;
-	size_t n = x->col->qual_len < y->col->qual_len ? x->col->qual_len
-						       : y->col->qual_len;
-	c = n ? memcmp(x->col->qual, y->col->qual, n) : 0;
-	if (!c)
-		c = (x->col->qual_len > y->col->qual_len) -
-		    (x->col->qual_len < y->col->qual_len);
+	c = sbx_bytes_cmp(x->col->qual, x->col->qual_len, y->col->qual,
+			  y->col->qual_len);
 	if (!c) /* newest first */
 		c = (x->ts < y->ts) - (x->ts > y->ts);
 	if (!c) /* then input order: line, then field (one columns array) */

@@ -13,7 +13,8 @@
 
 int sbx_buf_grow(sbx_buf *b, size_t extra)
 {
-	if (b->len + extra < b->len)
+	/* past half the address space the doubling below would wrap */
+	if (b->len + extra < b->len || b->len + extra > SIZE_MAX / 2)
 		return sbx_error_set(SBX_ENOMEM, "buffer size overflow");
 	if (b->len + extra <= b->cap)
 		return SBX_OK;

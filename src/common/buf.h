@@ -10,6 +10,7 @@
 #ifndef SBX_COMMON_BUF_H
 #define SBX_COMMON_BUF_H
 
+#include "common/bytes.h" /* sbx_bytes_eq, for the users of old */
 #include "saltbox/common.h"
 
 #include <string.h>
@@ -61,23 +62,5 @@ static inline int sbx_buf_set(sbx_buf *b, const void *data, size_t len)
  * keeps a NUL after the text, not counted in len. */
 int sbx_buf_printf(sbx_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* a[0..n) == b[0..n), inline: the read path compares short keys (a row
- * prefix, a qualifier) per cell, where a call to memcmp costs more than
- * the comparison. */
-static inline bool sbx_bytes_eq(const void *a, const void *b, size_t n)
-{
-	const uint8_t *x = a, *y = b;
-	for (; n >= 8; n -= 8, x += 8, y += 8) {
-		uint64_t u, v;
-		memcpy(&u, x, 8);
-		memcpy(&v, y, 8);
-		if (u != v)
-			return false;
-	}
-	for (; n; n--)
-		if (*x++ != *y++)
-			return false;
-	return true;
-}
 
 #endif

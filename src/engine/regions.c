@@ -7,6 +7,7 @@
  * column families, so a split or merge moves no cell: it swaps the map
  * under the table's write lock.
  */
+#include "common/bytes.h"
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "engine/engine.h"
@@ -17,13 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	size_t n = al < bl ? al : bl;
-	int c = n ? memcmp(a, b, n) : 0;
-	return c ? c : (al < bl ? -1 : al > bl);
-}
 
 void region_free(region *r)
 {
@@ -60,7 +54,7 @@ region *region_for_row(const table *t, const uint8_t *row, size_t len)
 	while (hi - lo > 1) { /* last region whose start <= row */
 		size_t mid = (lo + hi) / 2;
 		const sbx_buf *s = &t->regions[mid]->start;
-		if (cmp_bytes(s->data, s->len, row, len) <= 0)
+		if (sbx_bytes_cmp(s->data, s->len, row, len) <= 0)
 			lo = mid;
 		else
 			hi = mid;
@@ -208,28 +202,22 @@ static void balance(engine *e, table *t)
 
 /* ---- catalog ---- */
 
+/* A start key as lower-case hex, NUL-terminated; free(). NULL: ENOMEM. */
 static char *hex(const uint8_t *p, size_t n)
 {
-	char *s = malloc(2 * n + 1);
-	for (size_t i = 0; s && i < n; i++)
-		snprintf(s + 2 * i, 3, "%02x", p[i]);
-	if (s)
-		s[2 * n] = 0;
-	return s;
+	sbx_buf b = {0};
+	if (sbx_hex_append(&b, p, n, false) || sbx_buf_push(&b, 0)) {
+		sbx_buf_free(&b);
+		return NULL;
+	}
+	return (char *)b.data;
 }
 
 static int unhex(sbx_buf *out, const char *s)
 {
-	size_t n = strlen(s);
-	if (n % 2)
-		return SBX_EIO;
+	size_t bad_at;
 	out->len = 0;
-	for (size_t i = 0; i < n; i += 2) {
-		unsigned v;
-		if (sscanf(s + i, "%2x", &v) != 1 || sbx_buf_push(out, (uint8_t)v))
-			return SBX_EIO;
-	}
-	return SBX_OK;
+	return sbx_hex_decode(out, s, strlen(s), &bad_at) ? SBX_EIO : SBX_OK;
 }
 
 static const char *const policy_names[] = {
@@ -376,7 +364,7 @@ int regions_init(engine *e, table *t, const sbx_bytes *splits, size_t n)
 					     "split key %zu is empty or longer "
 					     "than %d bytes",
 					     i, SBX_MAX_ROW_LENGTH);
-		if (i && cmp_bytes(splits[i - 1].data, splits[i - 1].len,
+		if (i && sbx_bytes_cmp(splits[i - 1].data, splits[i - 1].len,
 				   splits[i].data, splits[i].len) >= 0)
 			return sbx_error_set(SBX_EINVAL,
 					     "split keys must be sorted and "
@@ -522,7 +510,7 @@ static int family_midpoint(engine *e, family *f, const sbx_buf *lo,
 	for (size_t i = 0; !rc && i < ns; i++) {
 		uint64_t d = smp[i].at > cum / 2 ? smp[i].at - cum / 2
 						 : cum / 2 - smp[i].at;
-		if (d < best && cmp_bytes(smp[i].row.data, smp[i].row.len,
+		if (d < best && sbx_bytes_cmp(smp[i].row.data, smp[i].row.len,
 					  first->data, first->len) != 0) {
 			best = d;
 			rc = sbx_buf_set(mid, smp[i].row.data, smp[i].row.len);
@@ -569,9 +557,9 @@ static int region_midpoint(engine *e, family **fams, size_t nfams,
 		}
 		/* the point must fall strictly inside the region */
 		if (mid->len == 0 ||
-		    cmp_bytes(mid->data, mid->len, start->data, start->len) <= 0 ||
+		    sbx_bytes_cmp(mid->data, mid->len, start->data, start->len) <= 0 ||
 		    (end->len &&
-		     cmp_bytes(mid->data, mid->len, end->data, end->len) >= 0))
+		     sbx_bytes_cmp(mid->data, mid->len, end->data, end->len) >= 0))
 			mid->len = 0;
 	}
 	sbx_buf_free(&lo);
@@ -832,7 +820,7 @@ static int do_split_at_key(engine *e, table *t, const void *arg)
 {
 	const key_arg *k = arg;
 	region *r = region_for_row(t, k->key, k->len);
-	if (cmp_bytes(k->key, k->len, r->start.data, r->start.len) == 0)
+	if (sbx_bytes_cmp(k->key, k->len, r->start.data, r->start.len) == 0)
 		return sbx_error_set(SBX_EINVAL,
 				     "split key is already a region boundary "
 				     "of table '%s'",
@@ -887,7 +875,7 @@ static int do_merge(engine *e, table *t, const void *arg)
 	const key_arg *k = arg;
 	size_t idx = SIZE_MAX;
 	for (size_t i = 0; i < t->nregions; i++)
-		if (!cmp_bytes(t->regions[i]->start.data, t->regions[i]->start.len,
+		if (!sbx_bytes_cmp(t->regions[i]->start.data, t->regions[i]->start.len,
 			       k->key, k->len))
 			idx = i;
 	if (idx == SIZE_MAX || idx + 1 >= t->nregions)

@@ -5,6 +5,7 @@
 #define SBX_FILTER_INT_H
 
 #include "common/buf.h"
+#include "common/bytes.h"
 #include "common/error.h"
 #include "saltbox/filter.h"
 
@@ -56,17 +57,6 @@ const flt_base *flt_builtin(const sbx_filter *f);
 /* sbx_filter_new for a built-in state; ops->destroy is forced to
  * flt_destroy. The state is released on failure. */
 int flt_make(sbx_filter **out, sbx_filter_ops ops, flt_base *state);
-
-/* Unsigned lexicographic comparison of two byte strings. */
-static inline int flt_bytes_cmp(const uint8_t *a, size_t alen,
-				const uint8_t *b, size_t blen)
-{
-	size_t n = alen < blen ? alen : blen;
-	int c = n ? memcmp(a, b, n) : 0;
-	if (c)
-		return c;
-	return alen < blen ? -1 : alen > blen ? 1 : 0;
-}
 
 static inline bool flt_bytes_eq(const uint8_t *a, size_t alen,
 				const uint8_t *b, size_t blen)

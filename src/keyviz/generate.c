@@ -7,6 +7,7 @@
 #include "keyviz_int.h"
 
 #include "common/buf.h"
+#include "common/bytes.h"
 #include "common/error.h"
 
 #include <math.h>
@@ -302,7 +303,7 @@ static size_t gen_field(sbx_workload_iter *it, size_t fi, uint64_t k)
 		return n;
 	}
 	case GEN_RANDOM: {
-		static const char hex[] = "0123456789abcdef";
+		const char *hex = sbx_hex_lower;
 		for (int i = 0; i < f->bytes; i++) {
 			if (i % 8 == 0 && i)
 				r = kv_mix64(r);

@@ -9,6 +9,7 @@
 #include "keyviz_int.h"
 
 #include "common/buf.h"
+#include "common/bytes.h"
 #include "common/error.h"
 
 #include <math.h>
@@ -65,15 +66,6 @@ void sbx_keyviz_opts_init(sbx_keyviz_opts *o)
 	o->balance_every = 1;
 }
 
-static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	size_t n = al < bl ? al : bl;
-	int c = n ? memcmp(a, b, n) : 0;
-	if (c)
-		return c;
-	return al < bl ? -1 : al > bl;
-}
-
 static uint64_t rnd(sim *s)
 {
 	s->rng += 0x9E3779B97F4A7C15ull;
@@ -114,7 +106,7 @@ static size_t region_for(const sim *s, const uint8_t *key, size_t len)
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 		const region *r = s->r[mid];
-		if (key_cmp(r->start.data, r->start.len, key, len) <= 0)
+		if (sbx_bytes_cmp(r->start.data, r->start.len, key, len) <= 0)
 			lo = mid;
 		else
 			hi = mid;
@@ -127,7 +119,7 @@ static int bucket_for(const sim *s, const uint8_t *key, size_t len)
 	size_t lo = 0, hi = s->nbounds; /* count of bounds <= key */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (key_cmp(s->bounds[mid].data, s->bounds[mid].len, key,
+		if (sbx_bytes_cmp(s->bounds[mid].data, s->bounds[mid].len, key,
 			    len) <= 0)
 			lo = mid + 1;
 		else
@@ -179,7 +171,7 @@ static int sample_key(sim *s, region *r, const uint8_t *key, size_t len)
 			hi = mid;
 			continue;
 		}
-		if (key_cmp(r->sample[m].data, r->sample[m].len, key, len) < 0)
+		if (sbx_bytes_cmp(r->sample[m].data, r->sample[m].len, key, len) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -218,8 +210,8 @@ static int split_region(sim *s, size_t idx, bool *did)
 	const sbx_buf *mid = &r->sample[r->nsample / 2];
 	size_t ml = restrict_split(&s->o->policy, mid->data, mid->len);
 	const region *next = idx + 1 < s->n ? s->r[idx + 1] : NULL;
-	if (ml == 0 || key_cmp(mid->data, ml, r->start.data, r->start.len) <= 0 ||
-	    (next && key_cmp(mid->data, ml, next->start.data,
+	if (ml == 0 || sbx_bytes_cmp(mid->data, ml, r->start.data, r->start.len) <= 0 ||
+	    (next && sbx_bytes_cmp(mid->data, ml, next->start.data,
 			     next->start.len) >= 0))
 		return SBX_OK; /* the data cannot be split here (yet) */
 	region *right = region_new(s, mid->data, ml, r->server);
@@ -227,7 +219,7 @@ static int split_region(sim *s, size_t idx, bool *did)
 		return SBX_ENOMEM_SET();
 	int left_n = 0;
 	while (left_n < r->nsample &&
-	       key_cmp(r->sample[left_n].data, r->sample[left_n].len,
+	       sbx_bytes_cmp(r->sample[left_n].data, r->sample[left_n].len,
 		       right->start.data, right->start.len) < 0)
 		left_n++;
 	int right_n = r->nsample - left_n;
@@ -431,10 +423,10 @@ static void balance(sim *s)
 		s->r[i]->window = 0;
 }
 
-static int sbx_bytes_cmp(const void *a, const void *b)
+static int buf_qsort_cmp(const void *a, const void *b)
 {
 	const sbx_buf *x = a, *y = b;
-	return key_cmp(x->data, x->len, y->data, y->len);
+	return sbx_bytes_cmp(x->data, x->len, y->data, y->len);
 }
 
 static size_t lcp(const sbx_buf *a, const sbx_buf *b)
@@ -485,7 +477,7 @@ static int make_bounds(sim *s)
 	}
 	sbx_workload_iter_free(it);
 	if (!rc && got)
-		qsort(keys, got, sizeof *keys, sbx_bytes_cmp);
+		qsort(keys, got, sizeof *keys, buf_qsort_cmp);
 	int B = s->o->key_buckets > 0 ? s->o->key_buckets : 64;
 	if (!rc) {
 		s->bounds = calloc((size_t)B + 1, sizeof *s->bounds);
@@ -496,7 +488,7 @@ static int make_bounds(sim *s)
 		const sbx_buf *k = &keys[(size_t)b * got / (size_t)B];
 		const sbx_buf *prev = s->nbounds ? &s->bounds[s->nbounds - 1]
 						 : &keys[0];
-		if (sbx_bytes_cmp(k, prev) <= 0)
+		if (buf_qsort_cmp(k, prev) <= 0)
 			continue; /* too few distinct keys: fewer buckets */
 		rc = sbx_buf_set(&s->bounds[s->nbounds++], k->data, k->len);
 	}
@@ -592,7 +584,7 @@ static int presplit(sim *s)
 		break;
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
-		if (!keys[i].len || (i && key_cmp(keys[i - 1].data,
+		if (!keys[i].len || (i && sbx_bytes_cmp(keys[i - 1].data,
 						  keys[i - 1].len, keys[i].data,
 						  keys[i].len) >= 0)) {
 			rc = sbx_error_set(SBX_EINVAL, "split keys must be "

@@ -4,6 +4,7 @@
  * EVP) for the keys, columns and values in JSON bodies, and the CellSet
  * JSON of HBase REST ({"Row":[{"key":..,"Cell":[{"column":..}]}]}).
  */
+#include "common/bytes.h"
 #include "remote/remote.h"
 
 #include "common/error.h"
@@ -16,7 +17,7 @@
 
 int remote_url_append(sbx_buf *out, const void *data, size_t len)
 {
-	static const char hex[] = "0123456789ABCDEF";
+	const char *hex = sbx_hex_upper;
 	const uint8_t *p = data;
 	if (sbx_buf_reserve(out, len * 3 + 1))
 		return SBX_ENOMEM_SET();
