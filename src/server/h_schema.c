@@ -14,24 +14,26 @@
 static const rest_fmt produces_xml_first[] = {REST_FMT_XML, REST_FMT_JSON,
 					      REST_FMT_PB, REST_FMT_TEXT};
 
-/* The family attributes HBase shows, in HBase's describe order. */
+/* The family attributes HBase's REST gateway shows, in its order (HBase
+ * 1's describe); BLOCKCACHE and REPLICATION_SCOPE are not modelled and
+ * show HBase's defaults. */
 static size_t family_attrs(const sbx_family_desc *f, const char *keys[12],
 			   char values[12][32])
 {
+	static const char *const order[] = {
+		"BLOOMFILTER", "VERSIONS", "IN_MEMORY", "KEEP_DELETED_CELLS",
+		"DATA_BLOCK_ENCODING", "TTL", "COMPRESSION", "MIN_VERSIONS",
+		"BLOCKCACHE", "BLOCKSIZE", "REPLICATION_SCOPE"};
 	size_t n = 0;
-#define ATTR(k, ...) (keys[n] = (k), snprintf(values[n++], 32, __VA_ARGS__))
-	ATTR("BLOOMFILTER", "%s", sbx_bloom_name(f->bloom_filter));
-	ATTR("VERSIONS", "%d", f->max_versions);
-	ATTR("IN_MEMORY", "%s", f->in_memory ? "true" : "false");
-	ATTR("KEEP_DELETED_CELLS", "%s", sbx_keep_deleted_name(f->keep_deleted_cells));
-	ATTR("DATA_BLOCK_ENCODING", "%s", sbx_encoding_name(f->data_block_encoding));
-	ATTR("TTL", "%lld", (long long)f->ttl_seconds);
-	ATTR("COMPRESSION", "%s", sbx_compression_name(f->compression));
-	ATTR("MIN_VERSIONS", "%d", f->min_versions);
-	ATTR("BLOCKCACHE", "true");
-	ATTR("BLOCKSIZE", "%d", f->block_size);
-	ATTR("REPLICATION_SCOPE", "0");
-#undef ATTR
+	for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+		sbx_family_attr a;
+		keys[n] = order[i];
+		if (sbx_family_desc_get(&a, f, order[i]) == SBX_OK)
+			snprintf(values[n++], 32, "%s", a.value);
+		else /* not modelled */
+			snprintf(values[n++], 32, "%s",
+				 strcmp(order[i], "BLOCKCACHE") ? "0" : "true");
+	}
 	return n;
 }
 

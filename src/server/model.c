@@ -1,9 +1,10 @@
 /*
  * model.c - the other REST bodies: the scanner spec (ScannerModel) and the
  * table schema (TableSchemaModel / ColumnSchemaModel), each in JSON, XML and
- * protobuf, plus the mapping of HBase's family attribute strings onto
- * sbx_family_desc. Unknown attributes are kept out of the descriptor
- * (HBase stores them; Saltbox has nowhere to), bad values are a 400.
+ * protobuf, and the schema's family attributes onto sbx_family_desc
+ * (sbx_family_desc_set). Unknown attributes are kept out of the
+ * descriptor (HBase stores them; Saltbox has nowhere to), bad values are
+ * a 400.
  */
 #include "server/codec.h"
 
@@ -637,93 +638,17 @@ int rest_table_schema_decode(rest_table_schema *s, rest_fmt f,
 
 /* ---- attributes to descriptors -------------------------------------------- */
 
-static int attr_int(const rest_attr *a, int64_t lo, int64_t hi, int64_t *out,
-		    char *err)
-{
-	int64_t v;
-	if (rest_parse_int64(a->value, strlen(a->value), &v) || v < lo || v > hi)
-		return M_ERR(err, "%s must be an integer in [%lld, %lld], got "
-				  "'%.40s'", a->key, (long long)lo, (long long)hi,
-			     a->value);
-	*out = v;
-	return SBX_OK;
-}
-
-static int attr_bool(const rest_attr *a, bool *out, char *err)
-{
-	if (!strcasecmp(a->value, "true"))
-		*out = true;
-	else if (!strcasecmp(a->value, "false"))
-		*out = false;
-	else
-		return M_ERR(err, "%s must be true or false, got '%.40s'", a->key,
-			     a->value);
-	return SBX_OK;
-}
-
-/* Look a value up in a table of names; -1 if absent. */
-static int attr_enum(const rest_attr *a, const char *const *names, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (names[i] && !strcasecmp(a->value, names[i]))
-			return i;
-	return -1;
-}
-
 int rest_family_desc_from_schema(sbx_family_desc *d,
 				 const rest_family_schema *fs, char *err)
 {
 	if (sbx_family_desc_init(d, fs->name))
 		return M_ERR(err, "invalid column family name '%.64s'", fs->name);
-	static const char *const blooms[] = {"NONE", "ROW", "ROWCOL"};
-	static const char *const comps[] = {"NONE", "SNAPPY", "LZ4", "ZSTD"};
-	static const char *const encs[] = {"NONE", "PREFIX", "DIFF", "FAST_DIFF",
-					   "ROW_INDEX_V1"};
-	static const char *const kdc[] = {"FALSE", "TRUE", "TTL"};
 	for (size_t i = 0; i < fs->nattrs; i++) {
-		const rest_attr *a = &fs->attrs[i];
-		int64_t v;
-		int rc = SBX_OK, e;
-		if (!strcasecmp(a->key, "VERSIONS")) {
-			rc = attr_int(a, 1, INT32_MAX, &v, err);
-			d->max_versions = (int)v;
-		} else if (!strcasecmp(a->key, "MIN_VERSIONS")) {
-			rc = attr_int(a, 0, INT32_MAX, &v, err);
-			d->min_versions = (int)v;
-		} else if (!strcasecmp(a->key, "TTL")) {
-			if (!strcasecmp(a->value, "FOREVER"))
-				v = SBX_TTL_FOREVER;
-			else
-				rc = attr_int(a, 1, SBX_TTL_FOREVER, &v, err);
-			d->ttl_seconds = v;
-		} else if (!strcasecmp(a->key, "BLOCKSIZE")) {
-			rc = attr_int(a, 1, INT32_MAX, &v, err);
-			d->block_size = (int)v;
-		} else if (!strcasecmp(a->key, "IN_MEMORY")) {
-			rc = attr_bool(a, &d->in_memory, err);
-		} else if (!strcasecmp(a->key, "BLOOMFILTER")) {
-			if ((e = attr_enum(a, blooms, 3)) < 0)
-				rc = M_ERR(err, "BLOOMFILTER must be NONE, ROW or "
-						"ROWCOL, got '%.40s'", a->value);
-			d->bloom_filter = (sbx_bloom)(e < 0 ? 0 : e);
-		} else if (!strcasecmp(a->key, "COMPRESSION")) {
-			if ((e = attr_enum(a, comps, 4)) < 0)
-				rc = M_ERR(err, "COMPRESSION must be NONE, SNAPPY, "
-						"LZ4 or ZSTD, got '%.40s'", a->value);
-			d->compression = (sbx_compression)(e < 0 ? 0 : e);
-		} else if (!strcasecmp(a->key, "DATA_BLOCK_ENCODING")) {
-			if ((e = attr_enum(a, encs, 5)) < 0)
-				rc = M_ERR(err, "DATA_BLOCK_ENCODING '%.40s' is "
-						"not supported", a->value);
-			d->data_block_encoding = (sbx_block_encoding)(e < 0 ? 0 : e);
-		} else if (!strcasecmp(a->key, "KEEP_DELETED_CELLS")) {
-			if ((e = attr_enum(a, kdc, 3)) < 0)
-				rc = M_ERR(err, "KEEP_DELETED_CELLS must be true, "
-						"false or TTL, got '%.40s'", a->value);
-			d->keep_deleted_cells = (sbx_keep_deleted)(e < 0 ? 0 : e);
-		}
-		if (rc)
-			return rc;
+		int rc = sbx_family_desc_set(d, fs->attrs[i].key,
+					     fs->attrs[i].value);
+		/* attributes Saltbox does not model are HBase's to keep */
+		if (rc && rc != SBX_ENOTFOUND && rc != SBX_EUNSUPPORTED)
+			return M_ERR(err, "%s", sbx_errmsg());
 	}
 	return SBX_OK;
 }

@@ -4,6 +4,7 @@
  * backend behind the sbx_db handle (embedded engine or remote gateway).
  */
 #include "common/error.h"
+#include "model/family_attrs.h"
 #include "table/backend.h"
 #include "table/mutation.h"
 #include "table/names.h"
@@ -113,15 +114,7 @@ int sbx_namespace_list(char ***out, sbx_db *db)
 int sbx_family_desc_init(sbx_family_desc *f, const char *name)
 {
 	memset(f, 0, sizeof *f);
-	f->max_versions = 1;
-	f->min_versions = 0;
-	f->ttl_seconds = SBX_TTL_FOREVER;
-	f->keep_deleted_cells = SBX_KEEP_DELETED_FALSE;
-	f->bloom_filter = SBX_BLOOM_ROW;
-	f->block_size = 65536;
-	f->compression = SBX_COMPRESSION_NONE;
-	f->data_block_encoding = SBX_ENCODING_NONE;
-	f->in_memory = false;
+	sbx_family_desc_defaults(f);
 	if (!name)
 		return SBX_OK;
 	int rc = names_check_family(name);
@@ -129,31 +122,6 @@ int sbx_family_desc_init(sbx_family_desc *f, const char *name)
 		return rc;
 	memcpy(f->name, name, strlen(name) + 1);
 	return SBX_OK;
-}
-
-const char *sbx_bloom_name(sbx_bloom b)
-{
-	static const char *n[] = {"NONE", "ROW", "ROWCOL"};
-	return (unsigned)b < 3 ? n[b] : "?";
-}
-
-const char *sbx_compression_name(sbx_compression c)
-{
-	static const char *n[] = {"NONE", "SNAPPY", "LZ4", "ZSTD"};
-	return (unsigned)c < 4 ? n[c] : "?";
-}
-
-const char *sbx_encoding_name(sbx_block_encoding e)
-{
-	static const char *n[] = {"NONE", "PREFIX", "DIFF", "FAST_DIFF",
-				  "ROW_INDEX_V1"};
-	return (unsigned)e < 5 ? n[e] : "?";
-}
-
-const char *sbx_keep_deleted_name(sbx_keep_deleted k)
-{
-	static const char *n[] = {"FALSE", "TRUE", "TTL"};
-	return (unsigned)k < 3 ? n[k] : "?";
 }
 
 void sbx_table_info_free(sbx_table_info *info)
@@ -168,36 +136,7 @@ void sbx_table_info_free(sbx_table_info *info)
 static int check_family_desc(const sbx_family_desc *f)
 {
 	int rc = names_check_family(f->name);
-	if (rc)
-		return rc;
-	if (f->max_versions < 1)
-		return sbx_error_set(SBX_EINVAL,
-				     "family '%s': VERSIONS must be >= 1, got %d",
-				     f->name, f->max_versions);
-	if (f->min_versions < 0 || f->min_versions > f->max_versions)
-		return sbx_error_set(SBX_EINVAL,
-				     "family '%s': MIN_VERSIONS must be in "
-				     "[0, VERSIONS=%d], got %d",
-				     f->name, f->max_versions, f->min_versions);
-	if (f->ttl_seconds <= 0 || f->ttl_seconds > SBX_TTL_FOREVER)
-		return sbx_error_set(SBX_EINVAL,
-				     "family '%s': TTL must be in [1, %lld] "
-				     "seconds, got %lld",
-				     f->name, (long long)SBX_TTL_FOREVER,
-				     (long long)f->ttl_seconds);
-	if (f->block_size < 1024 || f->block_size > 16 * 1024 * 1024)
-		return sbx_error_set(SBX_EINVAL,
-				     "family '%s': BLOCKSIZE must be in "
-				     "[1024, 16777216], got %d",
-				     f->name, f->block_size);
-	if ((unsigned)f->keep_deleted_cells > SBX_KEEP_DELETED_TTL ||
-	    (unsigned)f->bloom_filter > SBX_BLOOM_ROWCOL ||
-	    (unsigned)f->compression > SBX_COMPRESSION_ZSTD ||
-	    (unsigned)f->data_block_encoding > SBX_ENCODING_ROW_INDEX_V1)
-		return sbx_error_set(SBX_EINVAL,
-				     "family '%s': attribute out of range",
-				     f->name);
-	return SBX_OK;
+	return rc ? rc : sbx_family_desc_validate(f);
 }
 
 int sbx_table_create(sbx_db *db, const char *name,
