@@ -2,15 +2,16 @@
  * regions.c - the region map of each table: routing rows to regions,
  * per-region load counters in time buckets, automatic splits by HBase's
  * policies at the midpoint of the region's data, manual split and merge,
- * and the balancer placing regions on the modelled region servers (region
- * count first, then load). Regions are logical ranges over the table's
- * column families, so a split or merge moves no cell: it swaps the map
- * under the table's write lock.
+ * and the placement of regions on the modelled region servers by the
+ * balancer keyviz shares (src/placement/). Regions are logical ranges over
+ * the table's column families, so a split or merge moves no cell: it swaps
+ * the map under the table's write lock.
  */
 #include "common/bytes.h"
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "engine/engine.h"
+#include "placement/placement.h"
 
 #include <jansson.h>
 #include <openssl/evp.h>
@@ -114,90 +115,49 @@ void region_count_read(engine *e, region *r, uint64_t bytes, bool filtered)
 	atomic_fetch_add(&s->read_bytes, bytes);
 }
 
-/* ---- placement: region count first, then load ---- */
+/* ---- placement: the shared balancer (placement.h) ---- */
 
 static uint64_t recent_load(const region *r)
 {
 	return atomic_load(&r->reads) + atomic_load(&r->writes);
 }
 
-/* The server for a new region: fewest regions cluster-wide, then the
- * least loaded by this table's regions. REQUIRES: admin_lock. */
-static int pick_server(engine *e, const table *t)
+/* This table's regions as the balancer sees them; NULL on ENOMEM. */
+static placement_region *placement_of(const table *t)
 {
-	int best = 0;
-	uint64_t best_load = UINT64_MAX;
-	for (int s = 0; s < e->nservers; s++) {
-		uint64_t load = 0;
-		for (size_t i = 0; i < t->nregions; i++)
-			if (t->regions[i]->server == s)
-				load += recent_load(t->regions[i]);
-		if (e->server_regions[s] < e->server_regions[best] ||
-		    (e->server_regions[s] == e->server_regions[best] &&
-		     load < best_load)) {
-			best = s;
-			best_load = load;
-		}
-	}
-	return best;
+	placement_region *pr = malloc((t->nregions ? t->nregions : 1) *
+				      sizeof *pr);
+	for (size_t i = 0; pr && i < t->nregions; i++)
+		pr[i] = (placement_region){t->regions[i]->server,
+					   recent_load(t->regions[i])};
+	return pr;
 }
 
-/* Even out this table's regions across servers by count (moving the
- * least-loaded region of the fullest server, as a cheap move), then move
- * the hottest region off a server carrying over twice the mean load when
- * a colder server can take it. REQUIRES: admin_lock and t->lock (write). */
+/* The server for a new region. REQUIRES: admin_lock. */
+static int pick_server(engine *e, const table *t)
+{
+	placement_region *pr = placement_of(t);
+	int s = pr ? placement_pick_server(e->server_regions, e->nservers, pr,
+					   t->nregions)
+		   : 0; /* no memory for the model: any server will do */
+	free(pr);
+	return s;
+}
+
+/* Rebalance after the map changed. Without memory for the model the
+ * placement stays as it is, which is still a valid map.
+ * REQUIRES: admin_lock and t->lock (write). */
 static void balance(engine *e, table *t)
 {
-	for (int guard = 0; guard < 1000; guard++) {
-		int hi = 0, lo = 0;
-		for (int s = 1; s < e->nservers; s++) {
-			if (e->server_regions[s] > e->server_regions[hi])
-				hi = s;
-			if (e->server_regions[s] < e->server_regions[lo])
-				lo = s;
-		}
-		if (e->server_regions[hi] - e->server_regions[lo] <= 1)
-			break;
-		region *move = NULL;
-		for (size_t i = 0; i < t->nregions; i++)
-			if (t->regions[i]->server == hi &&
-			    (!move || recent_load(t->regions[i]) < recent_load(move)))
-				move = t->regions[i];
-		if (!move)
-			break; /* the excess belongs to other tables */
-		move->server = lo;
-		e->server_regions[hi]--;
-		e->server_regions[lo]++;
-	}
-	uint64_t load[ENGINE_MAX_SERVERS] = {0}, total = 0;
-	for (size_t i = 0; i < t->nregions; i++) {
-		load[t->regions[i]->server] += recent_load(t->regions[i]);
-		total += recent_load(t->regions[i]);
-	}
-	int hot = 0, cold = 0;
-	for (int s = 1; s < e->nservers; s++) {
-		if (load[s] > load[hot])
-			hot = s;
-		if (load[s] < load[cold])
-			cold = s;
-	}
-	if (e->nservers < 2 || total == 0 ||
-	    load[hot] * (uint64_t)e->nservers <= 2 * total)
+	placement_region *pr = placement_of(t);
+	if (!pr)
 		return;
-	region *hottest = NULL, *coldest = NULL;
-	for (size_t i = 0; i < t->nregions; i++) {
-		region *r = t->regions[i];
-		if (r->server == hot && (!hottest || recent_load(r) > recent_load(hottest)))
-			hottest = r;
-		if (r->server == cold && (!coldest || recent_load(r) < recent_load(coldest)))
-			coldest = r;
-	}
-	/* swap only if it lowers the hottest server's load */
-	if (hottest && coldest && recent_load(hottest) > recent_load(coldest) &&
-	    load[hot] - recent_load(hottest) + recent_load(coldest) < load[hot]) {
-		hottest->server = cold;
-		coldest->server = hot;
-	}
+	uint64_t load[ENGINE_MAX_SERVERS];
+	placement_balance(pr, t->nregions, e->server_regions, e->nservers,
+			  load);
+	for (size_t i = 0; i < t->nregions; i++)
+		t->regions[i]->server = pr[i].server;
+	free(pr);
 }
 
 /* ---- catalog ---- */

@@ -1,8 +1,9 @@
 /*
  * simulate.c - the modelled cluster: regions [start, end) on N servers,
  * split by HBase's policies (sbx_split_threshold) at the median of a sorted
- * reservoir sample of each region's keys, a balancer that evens region
- * counts and then load, and the counters behind the heatmap. In memory
+ * reservoir sample of each region's keys, the balancer the engine's
+ * modelled servers use too (placement.h: region counts, then load), and
+ * the counters behind the heatmap. In memory
  * only; invariant: regions[] is sorted by start key and regions[0] starts
  * at the empty key.
  */
@@ -11,6 +12,7 @@
 #include "common/buf.h"
 #include "common/bytes.h"
 #include "common/error.h"
+#include "placement/placement.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -334,93 +336,22 @@ static void do_scan(sim *s, const sbx_workload_op *op)
 	sbx_keyplan_free(plan);
 }
 
-/* Region count first (HBase's heaviest cost), then load over the last
- * period: moves and swaps that lower the busiest server's load. */
-static void balance(sim *s)
+/* The shared balancer (placement.h) over the load of the last period. */
+static int balance(sim *s)
 {
-	int S = s->S;
-	for (;;) {
-		int hi = 0, lo = 0;
-		for (int i = 1; i < S; i++) {
-			if (s->nregions[i] > s->nregions[hi])
-				hi = i;
-			if (s->nregions[i] < s->nregions[lo])
-				lo = i;
-		}
-		if (s->nregions[hi] - s->nregions[lo] <= 1)
-			break;
-		region *pick = NULL;
-		for (size_t i = 0; i < s->n; i++)
-			if (s->r[i]->server == hi &&
-			    (!pick || s->r[i]->window < pick->window))
-				pick = s->r[i];
-		pick->server = lo;
-		s->nregions[hi]--;
-		s->nregions[lo]++;
-		s->res->moves++;
-	}
-	memset(s->window, 0, (size_t)S * sizeof *s->window);
+	placement_region *pr = malloc((s->n ? s->n : 1) * sizeof *pr);
+	if (!pr)
+		return SBX_ENOMEM_SET();
 	for (size_t i = 0; i < s->n; i++)
-		s->window[s->r[i]->server] += s->r[i]->window;
-	for (int iter = 0; iter < 2 * S; iter++) {
-		int A = 0, B = 0;
-		for (int i = 1; i < S; i++) {
-			if (s->window[i] > s->window[A])
-				A = i;
-			if (s->window[i] < s->window[B])
-				B = i;
-		}
-		if (A == B)
-			break;
-		uint64_t la = s->window[A], lb = s->window[B];
-		uint64_t best = la;
-		region *ra = NULL, *rb = NULL;
-		bool can_move = s->nregions[A] > s->nregions[B];
-		for (size_t i = 0; i < s->n; i++) {
-			region *x = s->r[i];
-			if (x->server != A || !x->window)
-				continue;
-			if (can_move) {
-				uint64_t na = la - x->window, nb = lb + x->window;
-				uint64_t m = na > nb ? na : nb;
-				if (m < best) {
-					best = m;
-					ra = x;
-					rb = NULL;
-				}
-			}
-			for (size_t j = 0; j < s->n; j++) {
-				region *y = s->r[j];
-				if (y->server != B || y->window >= x->window)
-					continue;
-				uint64_t na = la - x->window + y->window;
-				uint64_t nb = lb + x->window - y->window;
-				uint64_t m = na > nb ? na : nb;
-				if (m < best) {
-					best = m;
-					ra = x;
-					rb = y;
-				}
-			}
-		}
-		if (!ra)
-			break;
-		ra->server = B;
-		s->window[A] -= ra->window;
-		s->window[B] += ra->window;
-		s->res->moves++;
-		if (rb) {
-			rb->server = A;
-			s->window[B] -= rb->window;
-			s->window[A] += rb->window;
-			s->res->moves++;
-		} else {
-			s->nregions[A]--;
-			s->nregions[B]++;
-		}
-	}
-	for (size_t i = 0; i < s->n; i++)
+		pr[i] = (placement_region){s->r[i]->server, s->r[i]->window};
+	s->res->moves += placement_balance(pr, s->n, s->nregions, s->S,
+					   s->window);
+	for (size_t i = 0; i < s->n; i++) {
+		s->r[i]->server = pr[i].server;
 		s->r[i]->window = 0;
+	}
+	free(pr);
+	return SBX_OK;
 }
 
 static int buf_qsort_cmp(const void *a, const void *b)
@@ -703,7 +634,8 @@ static int run(sim *s)
 		if (t != s->t) {
 			s->t = t;
 			if (t - last_balance >= s->o->balance_every) {
-				balance(s);
+				if ((rc = balance(s)))
+					break;
 				last_balance = t;
 			}
 		}
