@@ -198,6 +198,26 @@ int sbx_scanner_open(sbx_scanner **out, sbx_table *t, const sbx_scan_opts *opts)
 int sbx_scanner_next(sbx_scanner *s, sbx_result **out);
 void sbx_scanner_close(sbx_scanner *s);
 
+/*
+ * Implementing a scanner. Every scan reaches its caller through this one
+ * contract: each backend's scans, the salted merge (saltbox/salted.h), and
+ * the layers above the table API (transactions, the datastore), which
+ * compose scanners out of other scanners.
+ */
+typedef struct sbx_scanner_ops {
+	/* As sbx_scanner_next: SBX_OK with *out set (the caller of
+	 * sbx_scanner_next owns it), SBX_ITEROVER at the end, or an error. */
+	int (*next)(void *state, sbx_result **out);
+	/* Release state; called exactly once, by sbx_scanner_close(). */
+	void (*close)(void *state);
+} sbx_scanner_ops;
+
+/* A scanner over `state`. ops is borrowed and must outlive the scanner;
+ * state is owned by the new scanner from this call on: if the call fails
+ * (SBX_ENOMEM), ops->close(state) has already been called. */
+int sbx_scanner_new(sbx_scanner **out, const sbx_scanner_ops *ops,
+		    void *state);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,8 +11,8 @@
 #include "common/error.h"
 #include "engine/catalog.h"
 #include "saltbox/rowkey.h"
-#include "table/backend.h"
-#include "table/names.h"
+#include "model/backend.h"
+#include "model/names.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -1224,8 +1224,7 @@ const sbx_backend_ops engine_backend_ops = {
 	.check_and_mutate = engine_check_and_mutate,
 	.get = engine_get,
 	.scanner_open = engine_scanner_open,
-	.scanner_next = engine_scanner_next,
-	.scanner_close = engine_scanner_close,
+	.scanner = {engine_scanner_next, engine_scanner_close},
 	.snapshot_create = engine_snapshot_create,
 	.snapshot_list = engine_snapshot_list,
 	.snapshot_clone = engine_snapshot_clone,

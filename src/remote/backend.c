@@ -59,8 +59,7 @@ const sbx_backend_ops remote_backend_ops = {
 	.check_and_mutate = remote_check_and_mutate,
 	.get = remote_get,
 	.scanner_open = remote_scanner_open,
-	.scanner_next = remote_scanner_next,
-	.scanner_close = remote_scanner_close,
+	.scanner = {remote_scanner_next, remote_scanner_close},
 };
 
 int remote_connect(void **out, const char *url)

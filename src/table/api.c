@@ -4,12 +4,11 @@
  * backend behind the sbx_db handle (embedded engine or remote gateway).
  */
 #include "common/error.h"
-#include "model/family_attrs.h"
-#include "table/backend.h"
-#include "table/mutation.h"
-#include "table/names.h"
-#include "table/result.h"
-#include "table/scanner.h"
+#include "model/backend.h"
+#include "model/mutation.h"
+#include "model/names.h"
+#include "model/result.h"
+#include "model/rules.h"
 #include "saltbox/filter.h"
 #include "saltbox/regions.h"
 
@@ -23,18 +22,6 @@ struct sbx_table {
 };
 
 /* ---- database ------------------------------------------------------------ */
-
-void sbx_db_options_init(sbx_db_options *o)
-{
-	memset(o, 0, sizeof *o);
-	o->create_if_missing = true;
-	o->max_cell_size = 10 * 1024 * 1024;
-	o->block_cache_bytes = 256u * 1024 * 1024;
-	o->region_servers = 4;
-	o->metrics_bucket_ms = 1000;
-	o->metrics_buckets = 600;
-	o->region_routing = true;
-}
 
 int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *opts)
 {
@@ -83,15 +70,6 @@ void sbx_db_close(sbx_db *db)
 	free(db);
 }
 
-void sbx_strv_free(char **v)
-{
-	if (!v)
-		return;
-	for (char **p = v; *p; p++)
-		free(*p);
-	free(v);
-}
-
 int sbx_namespace_create(sbx_db *db, const char *ns)
 {
 	int rc = names_check_namespace(ns);
@@ -110,34 +88,6 @@ int sbx_namespace_list(char ***out, sbx_db *db)
 }
 
 /* ---- schema ---------------------------------------------------------------- */
-
-int sbx_family_desc_init(sbx_family_desc *f, const char *name)
-{
-	memset(f, 0, sizeof *f);
-	sbx_family_desc_defaults(f);
-	if (!name)
-		return SBX_OK;
-	int rc = names_check_family(name);
-	if (rc)
-		return rc;
-	memcpy(f->name, name, strlen(name) + 1);
-	return SBX_OK;
-}
-
-void sbx_table_info_free(sbx_table_info *info)
-{
-	if (!info)
-		return;
-	free(info->name);
-	free(info->families);
-	free(info);
-}
-
-static int check_family_desc(const sbx_family_desc *f)
-{
-	int rc = names_check_family(f->name);
-	return rc ? rc : sbx_family_desc_validate(f);
-}
 
 int sbx_table_create(sbx_db *db, const char *name,
 		     const sbx_family_desc *families, size_t nfamilies)
@@ -158,7 +108,7 @@ int sbx_table_create_presplit(sbx_db *db, const char *name,
 				     "table '%s' must have at least one family",
 				     name);
 	for (size_t i = 0; i < nfamilies; i++) {
-		if ((rc = check_family_desc(&families[i])))
+		if ((rc = model_check_family_desc(&families[i])))
 			return rc;
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(families[i].name, families[j].name))
@@ -203,7 +153,7 @@ int sbx_table_alter_family(sbx_db *db, const char *table,
 			   const sbx_family_desc *family)
 {
 	CHECK_TABLE_NAME(table);
-	int rc = check_family_desc(family);
+	int rc = model_check_family_desc(family);
 	return rc ? rc : db->ops->table_alter_family(db->impl, table, family);
 }
 
@@ -259,7 +209,6 @@ int sbx_table_major_compact(sbx_db *db, const char *name)
 
 /* ---- bulk load ---- */
 
-static int check_row(const void *row, size_t row_len);
 
 struct sbx_bulk_writer {
 	sbx_db *db;
@@ -299,7 +248,7 @@ int sbx_bulk_writer_put(sbx_bulk_writer *w, const void *row, size_t row_len,
 			size_t qualifier_len, int64_t ts, const void *value,
 			size_t value_len)
 {
-	int rc = check_row(row, row_len);
+	int rc = model_check_row(row, row_len);
 	if (rc)
 		return rc;
 	if (!family)
@@ -371,15 +320,6 @@ int sbx_snapshot_list(sbx_snapshot_info **out, size_t *n, sbx_db *db)
 				      : no_snapshots(db);
 }
 
-void sbx_snapshot_infos_free(sbx_snapshot_info *v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++) {
-		free(v[i].name);
-		free(v[i].table);
-	}
-	free(v);
-}
-
 int sbx_snapshot_clone(sbx_db *db, const char *snapshot, const char *table)
 {
 	int rc = names_check_snapshot(snapshot);
@@ -449,177 +389,6 @@ const char *sbx_table_name(const sbx_table *t)
 
 /* ---- mutations -------------------------------------------------------------- */
 
-static int check_row(const void *row, size_t row_len)
-{
-	if (row_len == 0 || !row)
-		return sbx_error_set(SBX_EINVAL, "row key is empty");
-	if (row_len > SBX_MAX_ROW_LENGTH)
-		return sbx_error_set(SBX_ETOOLARGE,
-				     "row key is %zu bytes; the limit is %d",
-				     row_len, SBX_MAX_ROW_LENGTH);
-	return SBX_OK;
-}
-
-int sbx_mutation_new(sbx_mutation **out, const void *row, size_t row_len)
-{
-	*out = NULL;
-	int rc = check_row(row, row_len);
-	if (rc)
-		return rc;
-	sbx_mutation *m = calloc(1, sizeof *m);
-	/* room for the row and a few cells up front: regrowing from the
-	 * buffer's 64 bytes costs a realloc per doubling */
-	if (!m || sbx_buf_reserve(&m->arena, row_len + 512) ||
-	    sbx_buf_append(&m->arena, row, row_len)) {
-		if (m)
-			sbx_buf_free(&m->arena);
-		free(m);
-		return SBX_ENOMEM_SET();
-	}
-	m->row_len = row_len;
-	*out = m;
-	return SBX_OK;
-}
-
-void sbx_mutation_free(sbx_mutation *m)
-{
-	if (!m)
-		return;
-	sbx_buf_free(&m->arena);
-	free(m->ops);
-	free(m);
-}
-
-void sbx_mutation_set_durability(sbx_mutation *m, sbx_durability d)
-{
-	m->durability = d;
-}
-
-static int add_op(sbx_mutation *m, mut_kind kind, const char *family,
-		  const void *qual, size_t qual_len, const void *value,
-		  size_t value_len, int64_t ts)
-{
-	if (family) {
-		int rc = names_check_family(family);
-		if (rc)
-			return rc;
-	}
-	if (qual_len && !qual)
-		return sbx_error_set(SBX_EINVAL, "qualifier is NULL");
-	if (value_len && !value)
-		return sbx_error_set(SBX_EINVAL, "value is NULL");
-	if (ts < 0)
-		return sbx_error_set(SBX_EINVAL,
-				     "timestamp %lld is negative",
-				     (long long)ts);
-	if (m->nops == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 4;
-		mut_op *ops = realloc(m->ops, cap * sizeof *ops);
-		if (!ops)
-			return SBX_ENOMEM_SET();
-		m->ops = ops;
-		m->cap = cap;
-	}
-	mut_op op = {.kind = kind, .ts = ts};
-	size_t mark = m->arena.len;
-	size_t fl = family ? strlen(family) : 0;
-	op.family_off = m->arena.len;
-	op.family_len = fl;
-	if (sbx_buf_append(&m->arena, family ? family : "", fl) ||
-	    sbx_buf_push(&m->arena, 0))
-		goto nomem;
-	op.qual_off = m->arena.len;
-	op.qual_len = qual_len;
-	if (sbx_buf_append(&m->arena, qual, qual_len))
-		goto nomem;
-	op.value_off = m->arena.len;
-	op.value_len = value_len;
-	if (sbx_buf_append(&m->arena, value, value_len))
-		goto nomem;
-	m->ops[m->nops++] = op;
-	return SBX_OK;
-nomem:
-	m->arena.len = mark;
-	return SBX_ENOMEM_SET();
-}
-
-int sbx_mutation_put(sbx_mutation *m, const char *family, const void *qualifier,
-		     size_t qualifier_len, int64_t ts, const void *value,
-		     size_t value_len)
-{
-	if (!family)
-		return sbx_error_set(SBX_EINVAL, "put needs a family");
-	return add_op(m, MUT_PUT, family, qualifier, qualifier_len, value,
-		      value_len, ts);
-}
-
-int sbx_mutation_delete(sbx_mutation *m, sbx_cell_type type,
-			const char *family, const void *qualifier,
-			size_t qualifier_len, int64_t ts)
-{
-	if (!family)
-		return sbx_error_set(SBX_EINVAL, "delete needs a family");
-	switch (type) {
-	case SBX_CELL_DELETE:
-	case SBX_CELL_DELETE_COLUMN:
-		break;
-	case SBX_CELL_DELETE_FAMILY:
-		qualifier_len = 0;
-		break;
-	case SBX_CELL_DELETE_FAMILY_VERSION:
-		qualifier_len = 0;
-		if (ts == SBX_LATEST_TIMESTAMP)
-			return sbx_error_set(SBX_EINVAL,
-					     "DeleteFamilyVersion needs an "
-					     "explicit timestamp");
-		break;
-	default:
-		return sbx_error_set(SBX_EINVAL, "%d is not a delete type",
-				     (int)type);
-	}
-	int rc = add_op(m, MUT_DELETE, family, qualifier, qualifier_len, NULL,
-			0, ts);
-	if (rc)
-		return rc;
-	m->ops[m->nops - 1].del_type = type;
-	if (type == SBX_CELL_DELETE && ts == SBX_LATEST_TIMESTAMP)
-		m->has_rmw = true;
-	return SBX_OK;
-}
-
-int sbx_mutation_delete_row(sbx_mutation *m, int64_t ts)
-{
-	return add_op(m, MUT_DELETE_ROW, NULL, NULL, 0, NULL, 0, ts);
-}
-
-int sbx_mutation_increment(sbx_mutation *m, const char *family,
-			   const void *qualifier, size_t qualifier_len,
-			   int64_t delta)
-{
-	if (!family)
-		return sbx_error_set(SBX_EINVAL, "increment needs a family");
-	int rc = add_op(m, MUT_INCREMENT, family, qualifier, qualifier_len,
-			NULL, 0, SBX_LATEST_TIMESTAMP);
-	if (rc)
-		return rc;
-	m->ops[m->nops - 1].delta = delta;
-	m->has_rmw = true;
-	return SBX_OK;
-}
-
-int sbx_mutation_append(sbx_mutation *m, const char *family,
-			const void *qualifier, size_t qualifier_len,
-			const void *value, size_t value_len)
-{
-	if (!family)
-		return sbx_error_set(SBX_EINVAL, "append needs a family");
-	int rc = add_op(m, MUT_APPEND, family, qualifier, qualifier_len, value,
-			value_len, SBX_LATEST_TIMESTAMP);
-	if (!rc)
-		m->has_rmw = true;
-	return rc;
-}
-
 int sbx_table_mutate(sbx_result **out_result, sbx_table *t,
 		     const sbx_mutation *m)
 {
@@ -652,7 +421,7 @@ int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
 	*succeeded = false;
 	if (out_result)
 		*out_result = NULL;
-	int rc = check_row(row, row_len);
+	int rc = model_check_row(row, row_len);
 	if (rc)
 		return rc;
 	if (!m || m->nops == 0)
@@ -674,71 +443,11 @@ int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
 
 /* ---- reads ------------------------------------------------------------------- */
 
-void sbx_read_opts_init(sbx_read_opts *o)
-{
-	memset(o, 0, sizeof *o);
-	o->max_versions = 1;
-	o->min_ts = 0;
-	o->max_ts = INT64_MAX;
-}
-
-void sbx_scan_opts_init(sbx_scan_opts *o)
-{
-	memset(o, 0, sizeof *o);
-	sbx_read_opts_init(&o->read);
-	o->start_inclusive = true;
-	o->stop_inclusive = false;
-}
-
-void sbx_scan_opts_set_prefix(sbx_scan_opts *o, const void *prefix,
-			      size_t prefix_len, uint8_t *stop_buf)
-{
-	o->start_row = prefix;
-	o->start_row_len = prefix_len;
-	o->start_inclusive = true;
-	/* Scan.setStartStopRowForPrefixScan: drop trailing 0xFF bytes, then
-	 * increment the last byte; an all-0xFF prefix scans to the end. */
-	size_t n = prefix_len;
-	const uint8_t *p = prefix;
-	while (n > 0 && p[n - 1] == 0xFF)
-		n--;
-	if (n == 0) {
-		o->stop_row = NULL;
-		o->stop_row_len = 0;
-	} else {
-		memcpy(stop_buf, p, n);
-		stop_buf[n - 1]++;
-		o->stop_row = stop_buf;
-		o->stop_row_len = n;
-	}
-	o->stop_inclusive = false;
-}
-
-static int check_read_opts(const sbx_read_opts *o)
-{
-	if (o->min_ts < 0 || o->max_ts < o->min_ts)
-		return sbx_error_set(SBX_EINVAL,
-				     "bad time range [%lld, %lld)",
-				     (long long)o->min_ts, (long long)o->max_ts);
-	if (o->ncolumns && !o->columns)
-		return sbx_error_set(SBX_EINVAL, "columns is NULL");
-	for (size_t i = 0; i < o->ncolumns; i++) {
-		int rc = names_check_family(o->columns[i].family);
-		if (rc)
-			return rc;
-		if (o->raw && o->columns[i].qualifier)
-			return sbx_error_set(SBX_EINVAL,
-					     "a raw scan cannot select columns "
-					     "(only whole families)");
-	}
-	return SBX_OK;
-}
-
 int sbx_table_get(sbx_result **out, sbx_table *t, const void *row,
 		  size_t row_len, const sbx_read_opts *opts)
 {
 	*out = NULL;
-	int rc = check_row(row, row_len);
+	int rc = model_check_row(row, row_len);
 	if (rc)
 		return rc;
 	sbx_read_opts defaults;
@@ -746,7 +455,7 @@ int sbx_table_get(sbx_result **out, sbx_table *t, const void *row,
 		sbx_read_opts_init(&defaults);
 		opts = &defaults;
 	}
-	if ((rc = check_read_opts(opts)))
+	if ((rc = model_check_read_opts(opts)))
 		return rc;
 	return t->db->ops->get(out, t->impl, row, row_len, opts);
 }
@@ -770,52 +479,23 @@ int sbx_table_get_many(sbx_result **out, sbx_table *t,
 	return SBX_OK;
 }
 
-/* A backend scanner behind the common sbx_scanner contract. */
-static int backend_next(void *impl, sbx_table *t, sbx_result **out)
-{
-	return t->db->ops->scanner_next(impl, out);
-}
+struct sbx_scanner {
+	const sbx_scanner_ops *ops;
+	void *state;
+};
 
-static void backend_close(void *impl, sbx_table *t)
+int sbx_scanner_new(sbx_scanner **out, const sbx_scanner_ops *ops,
+		    void *state)
 {
-	t->db->ops->scanner_close(impl);
-}
-
-static const scanner_ops backend_scanner_ops = {backend_next, backend_close};
-
-int scanner_wrap(sbx_scanner **out, sbx_table *t, const scanner_ops *ops,
-		 void *impl)
-{
-	sbx_scanner *s = calloc(1, sizeof *s);
+	*out = NULL;
+	sbx_scanner *s = malloc(sizeof *s);
 	if (!s) {
-		ops->close(impl, t);
+		ops->close(state);
 		return SBX_ENOMEM_SET();
 	}
-	s->t = t;
 	s->ops = ops;
-	s->impl = impl;
+	s->state = state;
 	*out = s;
-	return SBX_OK;
-}
-
-int scanner_check_opts(const sbx_scan_opts *opts)
-{
-	int rc = check_read_opts(&opts->read);
-	if (rc)
-		return rc;
-	if (opts->start_row_len > SBX_MAX_ROW_LENGTH ||
-	    opts->stop_row_len > SBX_MAX_ROW_LENGTH)
-		return sbx_error_set(SBX_ETOOLARGE,
-				     "scan bound is longer than %d bytes",
-				     SBX_MAX_ROW_LENGTH);
-	if (opts->limit < 0 || opts->batch < 0 || opts->caching < 0)
-		return sbx_error_set(SBX_EINVAL,
-				     "limit, batch and caching must be >= 0");
-	if (opts->batch > 0 && opts->read.filter &&
-	    sbx_filter_has_filter_row(opts->read.filter))
-		return sbx_error_set(SBX_EINVAL,
-				     "cannot set batch on a scan using a filter "
-				     "that needs whole rows (hasFilterRow)");
 	return SBX_OK;
 }
 
@@ -827,24 +507,24 @@ int sbx_scanner_open(sbx_scanner **out, sbx_table *t, const sbx_scan_opts *opts)
 		sbx_scan_opts_init(&defaults);
 		opts = &defaults;
 	}
-	int rc = scanner_check_opts(opts);
+	int rc = model_check_scan_opts(opts);
 	if (rc)
 		return rc;
 	void *impl;
 	rc = t->db->ops->scanner_open(&impl, t->impl, opts);
-	return rc ? rc : scanner_wrap(out, t, &backend_scanner_ops, impl);
+	return rc ? rc : sbx_scanner_new(out, &t->db->ops->scanner, impl);
 }
 
 int sbx_scanner_next(sbx_scanner *s, sbx_result **out)
 {
 	*out = NULL;
-	return s->ops->next(s->impl, s->t, out);
+	return s->ops->next(s->state, out);
 }
 
 void sbx_scanner_close(sbx_scanner *s)
 {
 	if (!s)
 		return;
-	s->ops->close(s->impl, s->t);
+	s->ops->close(s->state);
 	free(s);
 }

@@ -5,8 +5,8 @@
  * the backend's own handle; the API layer validates arguments that do not
  * depend on the backend.
  */
-#ifndef SBX_TABLE_BACKEND_H
-#define SBX_TABLE_BACKEND_H
+#ifndef SBX_MODEL_BACKEND_H
+#define SBX_MODEL_BACKEND_H
 
 #include "saltbox/bulk.h"
 #include "saltbox/db.h"
@@ -84,8 +84,8 @@ typedef struct sbx_backend_ops {
 		   size_t row_len, const sbx_read_opts *opts);
 
 	int (*scanner_open)(void **out, void *t, const sbx_scan_opts *opts);
-	int (*scanner_next)(void *s, sbx_result **out);
-	void (*scanner_close)(void *s);
+	/* The backend's open scanners, behind the public scanner contract. */
+	sbx_scanner_ops scanner;
 } sbx_backend_ops;
 
 struct sbx_db {
