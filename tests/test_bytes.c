@@ -4,6 +4,7 @@
  * (row keys) and lenient (the shell, as Bytes.toBytesBinary).
  */
 #include "check.h"
+#include "common/base64.h"
 #include "common/buf.h"
 #include "common/bytes.h"
 
@@ -87,5 +88,30 @@ static void test_binary_strings(void)
 	sbx_buf_free(&b);
 }
 
+static void test_base64_strict_and_lenient(void)
+{
+	sbx_buf b = {0};
+	CHECK_INT(sbx_base64_encode(&b, "\xfb\xff", 2), SBX_OK);
+	CHECK_MEM(b.data, b.len, "+/8=");
+	char *s = sbx_base64_string("hello", 5);
+	CHECK_STR(s, "aGVsbG8=");
+	free(s);
+	CHECK_INT(sbx_base64_decode(&b, "+/8=", 4, false), SBX_OK);
+	CHECK_BYTES(b.data, b.len, "\xfb\xff");
+	/* URL-safe letters and stray padding: only the lenient form */
+	CHECK_INT(sbx_base64_decode(&b, "-_8", 3, false), SBX_EPARSE);
+	CHECK_INT(sbx_base64_decode(&b, "-_8", 3, true), SBX_OK);
+	CHECK_BYTES(b.data, b.len, "\xfb\xff");
+	CHECK_INT(sbx_base64_decode(&b, "aGVsbG8===", 10, false), SBX_EPARSE);
+	CHECK_INT(sbx_base64_decode(&b, "aGVsbG8===", 10, true), SBX_OK);
+	CHECK_MEM(b.data, b.len, "hello");
+	/* unused bits set: not canonical, so strict refuses it */
+	CHECK_INT(sbx_base64_decode(&b, "aGVsbG9=", 8, false), SBX_EPARSE);
+	CHECK_INT(sbx_base64_decode(&b, "aGVsbG9=", 8, true), SBX_OK);
+	CHECK_MEM(b.data, b.len, "hello");
+	CHECK_INT(sbx_base64_decode(&b, "a", 1, true), SBX_EPARSE);
+	sbx_buf_free(&b);
+}
+
 TEST_MAIN(T(test_bytes_cmp_is_hbase_order), T(test_hex_digits_and_strings),
-	  T(test_binary_strings))
+	  T(test_binary_strings), T(test_base64_strict_and_lenient))

@@ -1,15 +1,16 @@
 /*
  * codec.c - what the remote backend puts on and takes off the wire: URL
- * percent-encoding for path segments and query values, base64 (OpenSSL
- * EVP) for the keys, columns and values in JSON bodies, and the CellSet
+ * percent-encoding for path segments and query values, base64 (the
+ * library's, common/base64.c) for the keys, columns and values in JSON
+ * bodies, and the CellSet
  * JSON of HBase REST ({"Row":[{"key":..,"Cell":[{"column":..}]}]}).
  */
+#include "common/base64.h"
 #include "common/bytes.h"
 #include "remote/remote.h"
 
 #include "common/error.h"
 
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,37 +52,19 @@ const char *remote_cstr(sbx_buf *b)
 
 json_t *remote_b64_json(const void *data, size_t len)
 {
-	size_t cap = 4 * ((len + 2) / 3) + 1;
-	char *text = malloc(cap);
-	if (!text)
-		return NULL;
-	int n = len ? EVP_EncodeBlock((unsigned char *)text, data, (int)len) : 0;
-	text[n < 0 ? 0 : n] = 0;
-	json_t *s = json_stringn(text, n < 0 ? 0 : (size_t)n);
-	free(text);
-	return s;
+	char *s = sbx_base64_string(data, len);
+	json_t *j = s ? json_string(s) : NULL;
+	free(s);
+	return j;
 }
 
 int remote_b64_decode(sbx_buf *out, const char *text)
 {
-	size_t len = strlen(text);
-	out->len = 0;
-	if (len == 0)
-		return SBX_OK;
-	if (len % 4)
-		return sbx_error_set(SBX_EREMOTE,
-				     "the gateway sent malformed base64 "
-				     "(length %zu)", len);
-	if (sbx_buf_reserve(out, len / 4 * 3 + 1))
-		return SBX_ENOMEM_SET();
-	int n = EVP_DecodeBlock(out->data, (const unsigned char *)text, (int)len);
-	if (n < 0)
+	int rc = sbx_base64_decode(out, text, strlen(text), false);
+	if (rc == SBX_EPARSE)
 		return sbx_error_set(SBX_EREMOTE,
 				     "the gateway sent malformed base64");
-	/* EVP_DecodeBlock counts the bytes padding stands for. */
-	size_t pad = text[len - 1] == '=' ? (text[len - 2] == '=' ? 2 : 1) : 0;
-	out->len = (size_t)n - pad;
-	return SBX_OK;
+	return rc ? SBX_ENOMEM_SET() : SBX_OK;
 }
 
 int remote_json_parse(json_t **out, remote_db *db, const remote_resp *r)

@@ -2,7 +2,7 @@
  * rest.h - internals of `saltbox serve`, HBase's REST protocol over the
  * public table API (reference/hbase-rest.md). Shared by the HTTP glue
  * (http.c), the path parser (path.c), the body codecs (cellset.c, model.c,
- * pb.c, b64.c) and the endpoint handlers (h_*.c).
+ * pb.c; base64 is common/base64.c) and the endpoint handlers (h_*.c).
  *
  * Handlers are thin: they read a parsed rest_request and fill a
  * rest_response; the HTTP layer owns both and turns the response into MHD
@@ -11,6 +11,7 @@
 #ifndef SBX_SERVER_REST_H
 #define SBX_SERVER_REST_H
 
+#include "common/base64.h"
 #include "saltbox.h"
 #include "server/server.h"
 
@@ -22,13 +23,19 @@
 /* Room for one user-facing error message. */
 #define REST_ERR_LEN 256
 
-/* ---- base64 (b64.c) ------------------------------------------------------ */
+/* ---- base64 (common/base64.c) -------------------------------------------- */
 
 /* Append the standard, padded base64 of data to *out. */
-int rest_b64_encode(sbx_buf *out, const void *data, size_t len);
+static inline int rest_b64_encode(sbx_buf *out, const void *data, size_t len)
+{
+	return sbx_base64_encode(out, data, len);
+}
 /* Strict decode (standard alphabet; padding optional but, when present,
  * exact; no whitespace). Returns SBX_OK or SBX_EPARSE. *out is replaced. */
-int rest_b64_decode(sbx_buf *out, const char *text, size_t len);
+static inline int rest_b64_decode(sbx_buf *out, const char *text, size_t len)
+{
+	return sbx_base64_decode(out, text, len, false);
+}
 
 /* ---- media types --------------------------------------------------------- */
 
