@@ -20,15 +20,16 @@ LAYERS = {
     'placement': [],
     'keyviz': ['common', 'rowkey', 'model', 'placement'],
     'engine': ['common', 'filter', 'rowkey', 'model', 'placement'],
-    'remote': ['common', 'filter', 'model'],
+    'wire': ['common', 'model'],
+    'remote': ['common', 'filter', 'model', 'wire'],
     'table': ['common', 'model', 'engine', 'remote'],
     'salted': ['common', 'rowkey', 'model', 'table'],
     'txn': ['common', 'model', 'table'],
     'datastore': ['common', 'rowkey', 'model', 'table', 'txn'],
     'shell': ['common'],
+    'io': ['common', 'rowkey', 'model', 'wire'],
     'server': ['common', 'rowkey', 'filter', 'model', 'keyviz', 'table',
-               'salted', 'txn', 'datastore'],
-    'io': ['common', 'rowkey', 'model', 'server'],
+               'salted', 'txn', 'datastore', 'wire'],
 }
 
 

@@ -53,6 +53,12 @@ static inline int sbx_buf_push(sbx_buf *b, uint8_t byte)
 	return rc;
 }
 
+/* Append a NUL-terminated string (without its NUL). */
+static inline int sbx_buf_puts(sbx_buf *b, const char *s)
+{
+	return sbx_buf_append(b, s, strlen(s));
+}
+
 static inline int sbx_buf_set(sbx_buf *b, const void *data, size_t len)
 {
 	b->len = 0;

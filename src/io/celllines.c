@@ -7,7 +7,7 @@
 
 #include "common/buf.h"
 #include "common/error.h"
-#include "server/rest.h"
+#include "wire/cellset.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * fields is all that is needed; it rejects truncated or malformed input
  * instead of guessing.
  */
-#include "server/rest.h"
+#include "wire/pb.h"
 
 #include "common/buf.h"
 
