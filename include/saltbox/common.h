@@ -21,6 +21,18 @@
 extern "C" {
 #endif
 
+/* SBX_API marks every function of the public API. The library is built with
+ * hidden visibility and its installed archive keeps only these symbols
+ * global, so no internal name can collide with an embedding program's. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SBX_API __attribute__((visibility("default")))
+#else
+#define SBX_API
+#endif
+
+/* The library's version, "MAJOR.MINOR.PATCH" (a static string). */
+SBX_API const char *sbx_version(void);
+
 /* Status codes. Positive values are not errors. */
 enum {
 	SBX_OK = 0,
@@ -49,10 +61,10 @@ enum {
  * string is owned by the library and valid until the next failing call on
  * the same thread.
  */
-const char *sbx_errmsg(void);
+SBX_API const char *sbx_errmsg(void);
 
 /* A short constant name for a status code, e.g. "SBX_ENOTFOUND". */
-const char *sbx_strerror(int code);
+SBX_API const char *sbx_strerror(int code);
 
 /* HBase's "latest timestamp": ask the server to assign the time. */
 #define SBX_LATEST_TIMESTAMP INT64_MAX
@@ -105,15 +117,15 @@ typedef struct sbx_buf {
 
 /* Append len bytes from data (which may be NULL when len is 0). SBX_OK,
  * or SBX_ENOMEM with the buffer unchanged. */
-int sbx_buf_append(sbx_buf *b, const void *data, size_t len);
+SBX_API int sbx_buf_append(sbx_buf *b, const void *data, size_t len);
 /* Make room for `extra` more bytes without changing len, so that the next
  * appends of up to `extra` bytes cannot fail. SBX_OK or SBX_ENOMEM. */
-int sbx_buf_reserve(sbx_buf *b, size_t extra);
+SBX_API int sbx_buf_reserve(sbx_buf *b, size_t extra);
 /* Empty the buffer (len = 0), keeping its memory for the next appends. */
-void sbx_buf_reset(sbx_buf *b);
+SBX_API void sbx_buf_reset(sbx_buf *b);
 /* Release the memory and zero the struct, which may then be reused. NULL
  * is a no-op. */
-void sbx_buf_free(sbx_buf *buf);
+SBX_API void sbx_buf_free(sbx_buf *buf);
 
 /* HBase compare operators, as CompareOperator. */
 typedef enum sbx_compare_op {

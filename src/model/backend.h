@@ -1,9 +1,10 @@
 /*
- * backend.h - the interface between the public table API (src/table/api.c)
- * and a backend: the embedded engine (src/engine) or the remote HBase REST
- * client. Callers above the table API never see it. Every operation takes
- * the backend's own handle; the API layer validates arguments that do not
- * depend on the backend.
+ * backend.h - the interface between the public table API (src/table/) and
+ * a backend: the embedded engine (src/engine) or the remote HBase REST
+ * client. A backend implements the required part (admin and data path) and
+ * any of the optional capability tables. Callers above the table API never
+ * see it. Every operation takes the backend's own handle; the API layer
+ * validates arguments that do not depend on the backend.
  */
 #ifndef SBX_MODEL_BACKEND_H
 #define SBX_MODEL_BACKEND_H
@@ -13,8 +14,53 @@
 #include "saltbox/regions.h"
 #include "saltbox/table.h"
 
+/* Optional capabilities: a backend points at a table of these, or leaves
+ * the pointer NULL, and the table layer answers SBX_EUNSUPPORTED for it
+ * (one message, in src/table/api.c). Every member of a table is set. */
+
+/* Regions (include/saltbox/regions.h). */
+typedef struct sbx_backend_regions {
+	int (*regions)(sbx_region_info **out, size_t *n, void *db,
+		       const char *table);
+	int (*split)(void *db, const char *table, const void *key, size_t len);
+	int (*merge)(void *db, const char *table, const void *start,
+		     size_t len);
+	int (*set_split_policy)(void *db, const char *table,
+				const sbx_split_policy *p);
+	int (*get_split_policy)(void *db, const char *table,
+				sbx_split_policy *p);
+	int (*load)(sbx_region_load **out, size_t *n, void *db,
+		    const char *table, size_t nbuckets);
+	int (*region_servers)(void *db);
+} sbx_backend_regions;
+
+/* Snapshots (include/saltbox/db.h). */
+typedef struct sbx_backend_snapshots {
+	int (*create)(void *db, const char *table, const char *name);
+	int (*list)(sbx_snapshot_info **out, size_t *n, void *db);
+	int (*clone)(void *db, const char *name, const char *table);
+	int (*restore)(void *db, const char *name);
+	int (*drop)(void *db, const char *name);
+} sbx_backend_snapshots;
+
+/* Bulk load (include/saltbox/bulk.h); *w is the backend's writer. */
+typedef struct sbx_backend_bulk {
+	int (*open)(void **w, void *db, const char *table, const char *dir);
+	int (*put)(void *w, const uint8_t *row, size_t row_len,
+		   const char *family, const uint8_t *qual, size_t qual_len,
+		   int64_t ts, const uint8_t *value, size_t value_len);
+	uint64_t (*count)(const void *w);
+	int (*finish)(void *w);
+	void (*abort)(void *w);
+	int (*load)(void *db, const char *table, const char *dir);
+} sbx_backend_bulk;
+
+/* What every backend implements: the data path and table admin. */
 typedef struct sbx_backend_ops {
 	const char *name;
+	/* The protocol a client backend speaks, named in its "not supported"
+	 * errors ("HBase's REST gateway"); NULL for the embedded engine. */
+	const char *protocol;
 	void (*close)(void *db);
 
 	int (*namespace_create)(void *db, const char *ns);
@@ -38,39 +84,6 @@ typedef struct sbx_backend_ops {
 	int (*table_flush)(void *db, const char *name);
 	int (*table_major_compact)(void *db, const char *name);
 
-	/* Regions (include/saltbox/regions.h). */
-	int (*regions)(sbx_region_info **out, size_t *n, void *db,
-		       const char *table);
-	int (*split)(void *db, const char *table, const void *key, size_t len);
-	int (*merge)(void *db, const char *table, const void *start,
-		     size_t len);
-	int (*set_split_policy)(void *db, const char *table,
-				const sbx_split_policy *p);
-	int (*get_split_policy)(void *db, const char *table,
-				sbx_split_policy *p);
-	int (*load)(sbx_region_load **out, size_t *n, void *db,
-		    const char *table, size_t nbuckets);
-	int (*region_servers)(void *db);
-
-	/* Snapshots (include/saltbox/db.h); NULL: not supported. */
-	int (*snapshot_create)(void *db, const char *table, const char *name);
-	int (*snapshot_list)(sbx_snapshot_info **out, size_t *n, void *db);
-	int (*snapshot_clone)(void *db, const char *name, const char *table);
-	int (*snapshot_restore)(void *db, const char *name);
-	int (*snapshot_delete)(void *db, const char *name);
-
-	/* Bulk load (include/saltbox/bulk.h); NULL: not supported. *w is
-	 * the backend's writer. */
-	int (*bulk_open)(void **w, void *db, const char *table,
-			 const char *dir);
-	int (*bulk_put)(void *w, const uint8_t *row, size_t row_len,
-			const char *family, const uint8_t *qual, size_t qual_len,
-			int64_t ts, const uint8_t *value, size_t value_len);
-	uint64_t (*bulk_count)(const void *w);
-	int (*bulk_finish)(void *w);
-	void (*bulk_abort)(void *w);
-	int (*bulk_load)(void *db, const char *table, const char *dir);
-
 	/* Table handles: *out is the backend's handle for sbx_table. */
 	int (*table_open)(void **out, void *db, const char *name);
 	void (*table_close)(void *t);
@@ -86,6 +99,11 @@ typedef struct sbx_backend_ops {
 	int (*scanner_open)(void **out, void *t, const sbx_scan_opts *opts);
 	/* The backend's open scanners, behind the public scanner contract. */
 	sbx_scanner_ops scanner;
+
+	/* Optional capabilities; NULL: SBX_EUNSUPPORTED. */
+	const sbx_backend_regions *regions;
+	const sbx_backend_snapshots *snapshots;
+	const sbx_backend_bulk *bulk;
 } sbx_backend_ops;
 
 struct sbx_db {

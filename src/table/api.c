@@ -4,13 +4,13 @@
  * backend behind the sbx_db handle (embedded engine or remote gateway).
  */
 #include "common/error.h"
-#include "model/backend.h"
 #include "model/mutation.h"
 #include "model/names.h"
 #include "model/result.h"
 #include "model/rules.h"
 #include "saltbox/filter.h"
 #include "saltbox/regions.h"
+#include "table/dispatch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +20,21 @@ struct sbx_table {
 	void *impl;
 	char *name;
 };
+
+/* The one answer for a capability a backend leaves out (model/backend.h). */
+int table_unsupported(const sbx_db *db, const char *capability,
+		      const char *endpoint)
+{
+	if (db->ops->protocol)
+		return sbx_error_set(SBX_EUNSUPPORTED,
+				     "the %s backend does not support %s "
+				     "(%s has no %s endpoints)",
+				     db->ops->name, capability,
+				     db->ops->protocol, endpoint);
+	return sbx_error_set(SBX_EUNSUPPORTED,
+			     "the %s backend does not support %s",
+			     db->ops->name, capability);
+}
 
 /* ---- database ------------------------------------------------------------ */
 
@@ -215,25 +230,17 @@ struct sbx_bulk_writer {
 	void *impl;
 };
 
-static int no_bulk(const sbx_db *db)
-{
-	return sbx_error_set(SBX_EUNSUPPORTED,
-			     "the %s backend cannot bulk load (HBase's REST "
-			     "gateway has no bulk load endpoint)",
-			     db->ops->name);
-}
-
 int sbx_bulk_writer_open(sbx_bulk_writer **out, sbx_db *db, const char *table,
 			 const char *dir)
 {
 	*out = NULL;
 	CHECK_TABLE_NAME(table);
-	if (!db->ops->bulk_open)
-		return no_bulk(db);
+	if (!db->ops->bulk)
+		return table_unsupported(db, "bulk load", "bulk load");
 	sbx_bulk_writer *w = calloc(1, sizeof *w);
 	if (!w)
 		return SBX_ENOMEM_SET();
-	int rc = db->ops->bulk_open(&w->impl, db->impl, table, dir);
+	int rc = db->ops->bulk->open(&w->impl, db->impl, table, dir);
 	if (rc) {
 		free(w);
 		return rc;
@@ -258,18 +265,18 @@ int sbx_bulk_writer_put(sbx_bulk_writer *w, const void *row, size_t row_len,
 	if (ts < 0)
 		return sbx_error_set(SBX_EINVAL, "timestamp %lld is negative",
 				     (long long)ts);
-	return w->db->ops->bulk_put(w->impl, row, row_len, family, qualifier,
-				    qualifier_len, ts, value, value_len);
+	return w->db->ops->bulk->put(w->impl, row, row_len, family, qualifier,
+				     qualifier_len, ts, value, value_len);
 }
 
 uint64_t sbx_bulk_writer_count(const sbx_bulk_writer *w)
 {
-	return w ? w->db->ops->bulk_count(w->impl) : 0;
+	return w ? w->db->ops->bulk->count(w->impl) : 0;
 }
 
 int sbx_bulk_writer_finish(sbx_bulk_writer *w)
 {
-	int rc = w->db->ops->bulk_finish(w->impl);
+	int rc = w->db->ops->bulk->finish(w->impl);
 	free(w);
 	return rc;
 }
@@ -278,7 +285,7 @@ void sbx_bulk_writer_abort(sbx_bulk_writer *w)
 {
 	if (!w)
 		return;
-	w->db->ops->bulk_abort(w->impl);
+	w->db->ops->bulk->abort(w->impl);
 	free(w);
 }
 
@@ -287,19 +294,11 @@ int sbx_table_bulk_load(sbx_db *db, const char *table, const char *dir)
 	CHECK_TABLE_NAME(table);
 	if (!dir || !*dir)
 		return sbx_error_set(SBX_EINVAL, "bulk load directory is empty");
-	return db->ops->bulk_load ? db->ops->bulk_load(db->impl, table, dir)
-				  : no_bulk(db);
+	return db->ops->bulk ? db->ops->bulk->load(db->impl, table, dir)
+			     : table_unsupported(db, "bulk load", "bulk load");
 }
 
 /* ---- snapshots ---- */
-
-static int no_snapshots(const sbx_db *db)
-{
-	return sbx_error_set(SBX_EUNSUPPORTED,
-			     "the %s backend has no snapshots (HBase's REST "
-			     "gateway has no snapshot endpoints)",
-			     db->ops->name);
-}
 
 int sbx_snapshot_create(sbx_db *db, const char *table, const char *snapshot)
 {
@@ -307,17 +306,18 @@ int sbx_snapshot_create(sbx_db *db, const char *table, const char *snapshot)
 	int rc = names_check_snapshot(snapshot);
 	if (rc)
 		return rc;
-	return db->ops->snapshot_create
-		       ? db->ops->snapshot_create(db->impl, table, snapshot)
-		       : no_snapshots(db);
+	return db->ops->snapshots
+		   ? db->ops->snapshots->create(db->impl, table, snapshot)
+		   : table_unsupported(db, "snapshots", "snapshot");
 }
 
 int sbx_snapshot_list(sbx_snapshot_info **out, size_t *n, sbx_db *db)
 {
 	*out = NULL;
 	*n = 0;
-	return db->ops->snapshot_list ? db->ops->snapshot_list(out, n, db->impl)
-				      : no_snapshots(db);
+	return db->ops->snapshots
+		   ? db->ops->snapshots->list(out, n, db->impl)
+		   : table_unsupported(db, "snapshots", "snapshot");
 }
 
 int sbx_snapshot_clone(sbx_db *db, const char *snapshot, const char *table)
@@ -326,9 +326,9 @@ int sbx_snapshot_clone(sbx_db *db, const char *snapshot, const char *table)
 	if (rc)
 		return rc;
 	CHECK_TABLE_NAME(table);
-	return db->ops->snapshot_clone
-		       ? db->ops->snapshot_clone(db->impl, snapshot, table)
-		       : no_snapshots(db);
+	return db->ops->snapshots
+		   ? db->ops->snapshots->clone(db->impl, snapshot, table)
+		   : table_unsupported(db, "snapshots", "snapshot");
 }
 
 int sbx_snapshot_restore(sbx_db *db, const char *snapshot)
@@ -336,9 +336,9 @@ int sbx_snapshot_restore(sbx_db *db, const char *snapshot)
 	int rc = names_check_snapshot(snapshot);
 	if (rc)
 		return rc;
-	return db->ops->snapshot_restore
-		       ? db->ops->snapshot_restore(db->impl, snapshot)
-		       : no_snapshots(db);
+	return db->ops->snapshots
+		   ? db->ops->snapshots->restore(db->impl, snapshot)
+		   : table_unsupported(db, "snapshots", "snapshot");
 }
 
 int sbx_snapshot_delete(sbx_db *db, const char *snapshot)
@@ -346,9 +346,9 @@ int sbx_snapshot_delete(sbx_db *db, const char *snapshot)
 	int rc = names_check_snapshot(snapshot);
 	if (rc)
 		return rc;
-	return db->ops->snapshot_delete
-		       ? db->ops->snapshot_delete(db->impl, snapshot)
-		       : no_snapshots(db);
+	return db->ops->snapshots
+		   ? db->ops->snapshots->drop(db->impl, snapshot)
+		   : table_unsupported(db, "snapshots", "snapshot");
 }
 
 /* ---- table handles --------------------------------------------------------- */
