@@ -3,6 +3,7 @@
  * argument checks (row keys, family descriptions, read and scan options),
  * check-and-mutate's comparison, and a get as a one-row scan.
  */
+#include "common/bytes.h"
 #include "common/error.h"
 #include "model/family_attrs.h"
 #include "model/names.h"
@@ -80,10 +81,7 @@ bool model_check_passes(const sbx_check *c, bool found, const uint8_t *stored,
 	}
 	if (!found)
 		return c->op == SBX_CMP_NOT_EQUAL;
-	size_t n = c->value_len < stored_len ? c->value_len : stored_len;
-	int r = n ? memcmp(c->value, stored, n) : 0;
-	if (!r)
-		r = c->value_len < stored_len ? -1 : c->value_len > stored_len;
+	int r = sbx_bytes_cmp(c->value, c->value_len, stored, stored_len);
 	switch (c->op) {
 	case SBX_CMP_LESS: return r < 0;
 	case SBX_CMP_LESS_OR_EQUAL: return r <= 0;
