@@ -515,7 +515,7 @@ static int namespace_exists(shell *sh, const char *ns, bool *found)
 int shell_cmd_describe_namespace(shell *sh, const sbx_shell_cmd *c)
 {
 	const char *ns;
-	bool found;
+	bool found = false;
 	if (shell_text(sh, &c->args[0], "namespace name", &ns) ||
 	    namespace_exists(sh, ns, &found))
 		return -1;
@@ -534,7 +534,7 @@ int shell_cmd_list_namespace_tables(shell *sh, const sbx_shell_cmd *c)
 {
 	const char *ns;
 	char **tables;
-	bool found;
+	bool found = false;
 	if (shell_text(sh, &c->args[0], "namespace name", &ns) ||
 	    namespace_exists(sh, ns, &found))
 		return -1;

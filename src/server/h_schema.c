@@ -20,19 +20,23 @@ static const rest_fmt produces_xml_first[] = {REST_FMT_XML, REST_FMT_JSON,
 static size_t family_attrs(const sbx_family_desc *f, const char *keys[12],
 			   char values[12][32])
 {
-	static const char *const order[] = {
-		"BLOOMFILTER", "VERSIONS", "IN_MEMORY", "KEEP_DELETED_CELLS",
-		"DATA_BLOCK_ENCODING", "TTL", "COMPRESSION", "MIN_VERSIONS",
-		"BLOCKCACHE", "BLOCKSIZE", "REPLICATION_SCOPE"};
+	static const struct {
+		const char *name, *fixed;
+	} order[] = {{"BLOOMFILTER", NULL},	    {"VERSIONS", NULL},
+		     {"IN_MEMORY", NULL},	    {"KEEP_DELETED_CELLS", NULL},
+		     {"DATA_BLOCK_ENCODING", NULL}, {"TTL", NULL},
+		     {"COMPRESSION", NULL},	    {"MIN_VERSIONS", NULL},
+		     {"BLOCKCACHE", "true"},	    {"BLOCKSIZE", NULL},
+		     {"REPLICATION_SCOPE", "0"}};
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
-		sbx_family_attr a;
-		keys[n] = order[i];
-		if (sbx_family_desc_get(&a, f, order[i]) == SBX_OK)
-			snprintf(values[n++], 32, "%s", a.value);
-		else /* not modelled */
-			snprintf(values[n++], 32, "%s",
-				 strcmp(order[i], "BLOCKCACHE") ? "0" : "true");
+		sbx_family_attr a = {0};
+		if (!order[i].fixed &&
+		    sbx_family_desc_get(&a, f, order[i].name) != SBX_OK)
+			continue; /* cannot happen: every name is an attribute */
+		keys[n] = order[i].name;
+		snprintf(values[n++], 32, "%s",
+			 order[i].fixed ? order[i].fixed : a.value);
 	}
 	return n;
 }
