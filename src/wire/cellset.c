@@ -204,21 +204,18 @@ static int pb_cell(rest_row *row, const uint8_t *data, size_t len, char *err)
 	if (!c)
 		return SBX_ENOMEM;
 	pb_reader r = {data, data + len};
-	uint32_t field;
-	int wire, rc;
-	uint64_t v;
-	const uint8_t *d;
-	size_t n;
-	while ((rc = pb_next(&r, &field, &wire, &v, &d, &n)) == 1) {
-		if (field == 2 && wire == 2) {
+	pb_field f;
+	int rc;
+	while ((rc = pb_next(&r, &f)) == 1) {
+		if (f.num == 2 && f.wire == 2) {
 			c->has_column = true;
-			if (sbx_buf_set(&c->column, d, n))
+			if (sbx_buf_set(&c->column, f.data, f.len))
 				return SBX_ENOMEM;
-		} else if (field == 3 && wire == 0) {
+		} else if (f.num == 3 && f.wire == 0) {
 			c->has_timestamp = true;
-			c->timestamp = (int64_t)v;
-		} else if (field == 4 && wire == 2) {
-			if (sbx_buf_set(&c->value, d, n))
+			c->timestamp = (int64_t)f.varint;
+		} else if (f.num == 4 && f.wire == 2) {
+			if (sbx_buf_set(&c->value, f.data, f.len))
 				return SBX_ENOMEM;
 		}
 	}
@@ -231,18 +228,15 @@ static int pb_row(rest_cellset *cs, const uint8_t *data, size_t len, char *err)
 	if (!row)
 		return SBX_ENOMEM;
 	pb_reader r = {data, data + len};
-	uint32_t field;
-	int wire, rc;
-	uint64_t v;
-	const uint8_t *d;
-	size_t n;
-	while ((rc = pb_next(&r, &field, &wire, &v, &d, &n)) == 1) {
-		if (field == 1 && wire == 2) {
+	pb_field f;
+	int rc;
+	while ((rc = pb_next(&r, &f)) == 1) {
+		if (f.num == 1 && f.wire == 2) {
 			row->has_key = true;
-			if (sbx_buf_set(&row->key, d, n))
+			if (sbx_buf_set(&row->key, f.data, f.len))
 				return SBX_ENOMEM;
-		} else if (field == 2 && wire == 2) {
-			int crc = pb_cell(row, d, n, err);
+		} else if (f.num == 2 && f.wire == 2) {
+			int crc = pb_cell(row, f.data, f.len, err);
 			if (crc)
 				return crc;
 		}
@@ -255,18 +249,13 @@ int rest_cellset_from_pb(rest_cellset *cs, const uint8_t *body, size_t len,
 {
 	memset(cs, 0, sizeof *cs);
 	pb_reader r = {body, body + len};
-	uint32_t field;
-	int wire, rc;
-	uint64_t v;
-	const uint8_t *d;
-	size_t n;
-	while ((rc = pb_next(&r, &field, &wire, &v, &d, &n)) == 1) {
-		if (field == 1 && wire == 2) {
-			int row_rc = pb_row(cs, d, n, err);
-			if (row_rc) {
-				rest_cellset_free(cs);
-				return row_rc;
-			}
+	pb_field f;
+	int rc;
+	while ((rc = pb_next(&r, &f)) == 1) {
+		if (f.num == 1 && f.wire == 2 &&
+		    (rc = pb_row(cs, f.data, f.len, err))) {
+			rest_cellset_free(cs);
+			return rc;
 		}
 	}
 	if (rc < 0) {
