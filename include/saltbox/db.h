@@ -223,7 +223,8 @@ SBX_API int sbx_family_desc_get(sbx_family_attr *out,
  * every attribute, in the order HBase's shell `describe` prints them
  * (BLOOMFILTER, IN_MEMORY, VERSIONS, KEEP_DELETED_CELLS,
  * DATA_BLOCK_ENCODING, COMPRESSION, TTL, MIN_VERSIONS, BLOCKSIZE). Skip
- * those with is_default to print only what was set.
+ * those with is_default to print only what was set. Errors: none;
+ * SBX_ITEROVER (not an error) past the last attribute.
  */
 SBX_API int sbx_family_desc_attr(sbx_family_attr *out,
 				 const sbx_family_desc *f, size_t i);
