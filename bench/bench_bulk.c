@@ -155,7 +155,7 @@ static double load_puts(const char *dir, long rows)
 						     1000, g_value, VALUE_LEN))
 					die("put");
 		}
-		if (sbx_table_batch(t, ms, n, NULL))
+		if (sbx_table_batch(NULL, t, ms, n))
 			die("batch");
 		for (size_t k = 0; k < n; k++)
 			sbx_mutation_free(ms[k]);

@@ -312,7 +312,7 @@ static int saltbox_write(sbx_state *s, const char *row, int first, int n,
 				      FIELD_LEN, SBX_LATEST_TIMESTAMP, vals[i],
 				      VALUE_LEN);
 	if (!rc)
-		rc = sbx_table_mutate(s->t, m, NULL);
+		rc = sbx_table_mutate(NULL, s->t, m);
 	sbx_mutation_free(m);
 	return rc ? sbx_fail("mutate", rc) : 0;
 }

@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 		sbx_mutation_new(&batch[nb], row, strlen(row));
 		sbx_mutation_put(batch[nb], "cf", "q", 1, 1, val, sizeof val);
 		if (++nb == 500 || i == rows - 1) {
-			if (sbx_table_batch(t, batch, (size_t)nb, NULL))
+			if (sbx_table_batch(NULL, t, batch, (size_t)nb))
 				die("load");
 			for (int k = 0; k < nb; k++)
 				sbx_mutation_free(batch[k]);

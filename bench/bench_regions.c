@@ -53,7 +53,7 @@ static double run(bool routing, int rows, int round)
 		sbx_mutation_new(&m, row, 8);
 		sbx_mutation_put(m, "cf", "q", 1, SBX_LATEST_TIMESTAMP, val,
 				 sizeof val);
-		if (sbx_table_mutate(t, m, NULL)) {
+		if (sbx_table_mutate(NULL, t, m)) {
 			fprintf(stderr, "put: %s\n", sbx_errmsg());
 			exit(1);
 		}

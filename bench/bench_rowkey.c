@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 	for (size_t h = 0; h < sizeof hashes / sizeof *hashes; h++) {
 		t0 = now_s();
 		for (long i = 0; i < n; i++) {
-			sbx_hash(hashes[h].algo, 0, "1231231", 7, dig);
+			sbx_hash(dig, hashes[h].algo, 0, "1231231", 7);
 			sink += dig[0];
 		}
 		report(hashes[h].name, n, now_s() - t0, 0, 0);
@@ -203,7 +203,8 @@ int main(int argc, char **argv)
 		long m = n / 4;
 		for (long i = 0; i < m; i++) {
 			b.len = 0;
-			if (sbx_keydesign_encode(kd, designs[d].v, designs[d].nv, &b)) {
+			if (sbx_keydesign_encode(&b, kd, designs[d].v,
+						 designs[d].nv)) {
 				fprintf(stderr, "%s: %s\n", designs[d].name,
 					sbx_errmsg());
 				return 1;
@@ -213,7 +214,8 @@ int main(int argc, char **argv)
 		t0 = now_s();
 		for (long i = 0; i < m; i++) {
 			sbx_keyrecord *r;
-			if (sbx_keydesign_decode(kd, b.data, b.len, &r) == SBX_OK) {
+			if (sbx_keydesign_decode(&r, kd, b.data, b.len) ==
+			    SBX_OK) {
 				sink += sbx_keyrecord_count(r);
 				sbx_keyrecord_free(r);
 			}

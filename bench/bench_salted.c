@@ -37,13 +37,13 @@ static void load(sbx_table *t, const sbx_keydesign *d, int rows)
 		snprintf(seq, sizeof seq, "%08d", i % 100);
 		sbx_keyvalue v[2] = {{"user_id", user, 8}, {"seq", seq, 8}};
 		sbx_buf key = {0};
-		if (sbx_keydesign_encode(d, v, 2, &key))
+		if (sbx_keydesign_encode(&key, d, v, 2))
 			die("encode");
 		sbx_mutation_new(&batch[nb], key.data, key.len);
 		sbx_mutation_put(batch[nb], "cf", "v", 1, 1, val, sizeof val);
 		sbx_buf_free(&key);
 		if (++nb == 256 || i == rows - 1) {
-			if (sbx_table_batch(t, batch, (size_t)nb, NULL))
+			if (sbx_table_batch(NULL, t, batch, (size_t)nb))
 				die("batch");
 			for (int k = 0; k < nb; k++)
 				sbx_mutation_free(batch[k]);
@@ -122,8 +122,8 @@ int main(int argc, char **argv)
 		bool reversed = q % 2;
 		size_t nc = q < 2 ? 0 : 2;
 		sbx_keyplan *pp, *ps;
-		if (sbx_keydesign_plan(plain, nc ? slice : NULL, nc, &pp) ||
-		    sbx_keydesign_plan(salted, nc ? slice : NULL, nc, &ps))
+		if (sbx_keydesign_plan(&pp, plain, nc ? slice : NULL, nc) ||
+		    sbx_keydesign_plan(&ps, salted, nc ? slice : NULL, nc))
 			die("plan");
 		double tpv[64], tsv[64];
 		long np = 0, ns = 0;

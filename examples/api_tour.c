@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 	fam.max_versions = 3;
 	fam.compression = SBX_COMPRESSION_LZ4;
 	bool exists;
-	TRY(sbx_table_exists(db, "messages", &exists));
+	TRY(sbx_table_exists(&exists, db, "messages"));
 	if (!exists)
 		TRY(sbx_table_create(db, "messages", &fam, 1));
 
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 		TRY(sbx_mutation_new(&m, users[i], strlen(users[i])));
 		TRY(sbx_mutation_put(m, "m", "text", 4, 1000 + i, "hello", 5));
 		TRY(sbx_mutation_put(m, "m", "to", 2, 1000 + i, "kim", 3));
-		TRY(sbx_table_mutate(t, m, NULL));
+		TRY(sbx_table_mutate(NULL, t, m));
 		sbx_mutation_free(m);
 	}
 
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 	TRY(sbx_mutation_delete(m, SBX_CELL_DELETE_COLUMN, "m", "to", 2,
 				SBX_LATEST_TIMESTAMP));
 	TRY(sbx_mutation_increment(m, "m", "reads", 5, 1));
-	TRY(sbx_table_mutate(t, m, &r)); /* r holds the counter's new value */
+	TRY(sbx_table_mutate(&r, t, m)); /* r holds the counter's new value */
 	printf("counter cells: %zu\n", sbx_result_size(r));
 	sbx_result_free(r);
 	sbx_mutation_free(m);
@@ -115,7 +115,8 @@ int main(int argc, char **argv)
 	TRY(sbx_mutation_put(m, "m", "owner", 5, SBX_LATEST_TIMESTAMP, "me", 2));
 	sbx_check absent = {"m", "owner", 5, SBX_CMP_EQUAL, NULL, 0};
 	bool claimed;
-	TRY(sbx_table_check_and_mutate(t, "user3", 5, &absent, m, &claimed, NULL));
+	TRY(sbx_table_check_and_mutate(&claimed, NULL, t, "user3", 5, &absent,
+				       m));
 	printf("claimed: %s\n", claimed ? "yes" : "no (already owned)");
 	sbx_mutation_free(m);
 

@@ -14,20 +14,20 @@
 static void exercise(const sbx_keydesign *d, const uint8_t *data, size_t size)
 {
 	sbx_buf b = {0};
-	if (sbx_keydesign_explain(d, &b) != SBX_OK)
+	if (sbx_keydesign_explain(&b, d) != SBX_OK)
 		abort();
 	sbx_buf_free(&b);
 
 	sbx_keylint *lint = NULL;
-	if (sbx_keydesign_lint(d, &lint) == SBX_OK)
+	if (sbx_keydesign_lint(&lint, d) == SBX_OK)
 		sbx_keylint_free(lint);
 
 	sbx_keyplan *plan = NULL;
-	if (sbx_keydesign_plan(d, NULL, 0, &plan) == SBX_OK)
+	if (sbx_keydesign_plan(&plan, d, NULL, 0) == SBX_OK)
 		sbx_keyplan_free(plan);
 
 	sbx_keyrecord *r = NULL;
-	if (sbx_keydesign_decode(d, data, size, &r) == SBX_OK) {
+	if (sbx_keydesign_decode(&r, d, data, size) == SBX_OK) {
 		/* a key that decodes re-encodes to the same bytes */
 		size_t n = sbx_keyrecord_count(r);
 		sbx_keyvalue *v = calloc(n ? n : 1, sizeof *v);
@@ -38,7 +38,7 @@ static void exercise(const sbx_keydesign *d, const uint8_t *data, size_t size)
 			const char *name = sbx_keyrecord_name(r, i);
 			bool is_field = false;
 			for (size_t e = 0; e < sbx_keydesign_elem_count(d); e++)
-				if (!sbx_keydesign_elem(d, e, &info) &&
+				if (!sbx_keydesign_elem(&info, d, e) &&
 				    info.kind == SBX_KEYELEM_FIELD &&
 				    !strcmp(info.name, name))
 					is_field = true;
@@ -49,7 +49,8 @@ static void exercise(const sbx_keydesign *d, const uint8_t *data, size_t size)
 					sbx_keyrecord_value_len(r, i)};
 		}
 		sbx_buf key = {0};
-		if (v && !nan && sbx_keydesign_encode(d, v, k, &key) == SBX_OK &&
+		if (v && !nan &&
+		    sbx_keydesign_encode(&key, d, v, k) == SBX_OK &&
 		    (key.len != size || memcmp(key.data, data, size)))
 			abort(); /* decode/encode disagree */
 		sbx_buf_free(&key);

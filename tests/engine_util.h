@@ -111,7 +111,7 @@ static inline int put1(sbx_table *t, const char *row, const char *cf,
 		return rc;
 	rc = sbx_mutation_put(m, cf, q, strlen(q), ts, v, strlen(v));
 	if (!rc)
-		rc = sbx_table_mutate(t, m, NULL);
+		rc = sbx_table_mutate(NULL, t, m);
 	sbx_mutation_free(m);
 	return rc;
 }
@@ -125,7 +125,7 @@ static inline int del1(sbx_table *t, const char *row, sbx_cell_type type,
 		return rc;
 	rc = sbx_mutation_delete(m, type, cf, q, q ? strlen(q) : 0, ts);
 	if (!rc)
-		rc = sbx_table_mutate(t, m, NULL);
+		rc = sbx_table_mutate(NULL, t, m);
 	sbx_mutation_free(m);
 	return rc;
 }

@@ -47,7 +47,7 @@ static void test_bulk_load(void)
 	CHECK_INT(sbx_mutation_new(&m, "x", 1), SBX_OK);
 	CHECK_INT(sbx_mutation_delete(m, SBX_CELL_DELETE_COLUMN, "a", "q", 1, 50),
 		  SBX_OK);
-	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
 	sbx_mutation_free(m);
 
 	char files[4200], other[4200];

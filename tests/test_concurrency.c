@@ -38,7 +38,7 @@ static void *writer(void *arg)
 			sbx_mutation_put(m, "f2", quals[q], 1, SBX_LATEST_TIMESTAMP,
 					 val, strlen(val));
 		}
-		if (sbx_table_mutate(t, m, NULL))
+		if (sbx_table_mutate(NULL, t, m))
 			atomic_fetch_add(&torn, 1000000);
 		sbx_mutation_free(m);
 	}
@@ -134,7 +134,7 @@ static void *incrementer(void *arg)
 		sbx_mutation *m;
 		sbx_mutation_new(&m, "counter", 7);
 		sbx_mutation_increment(m, "f1", "n", 1, 1);
-		sbx_table_mutate(t, m, NULL);
+		sbx_table_mutate(NULL, t, m);
 		sbx_mutation_free(m);
 	}
 	sbx_table_close(t);
@@ -156,7 +156,7 @@ static void *claimer(void *arg)
 	sbx_mutation_put(m, "f1", "owner", 5, SBX_LATEST_TIMESTAMP, v, strlen(v));
 	sbx_check c = {"f1", "owner", 5, SBX_CMP_EQUAL, NULL, 0};
 	bool ok = false;
-	if (!sbx_table_check_and_mutate(t, "lock", 4, &c, m, &ok, NULL) && ok)
+	if (!sbx_table_check_and_mutate(&ok, NULL, t, "lock", 4, &c, m) && ok)
 		atomic_fetch_add(&winners, 1);
 	sbx_mutation_free(m);
 	sbx_table_close(t);

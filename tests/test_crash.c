@@ -37,11 +37,11 @@ static void child_writer(const char *dir, int fd, long base)
 		}
 		int rc;
 		if ((i / 4) % 2 == 0) {
-			rc = sbx_table_batch(t, ms, 4, NULL);
+			rc = sbx_table_batch(NULL, t, ms, 4);
 		} else {
 			rc = SBX_OK;
 			for (int k = 0; k < 4 && !rc; k++)
-				rc = sbx_table_mutate(t, ms[k], NULL);
+				rc = sbx_table_mutate(NULL, t, ms[k]);
 		}
 		for (int k = 0; k < 4; k++)
 			sbx_mutation_free(ms[k]);

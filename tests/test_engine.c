@@ -43,7 +43,7 @@ static void test_sort_order(void)
 	CHECK_INT(sbx_mutation_new(&m, "a\0", 2), SBX_OK);
 	CHECK_INT(sbx_mutation_put(m, "cf", "q\0", 2, 7, "z", 1), SBX_OK);
 	CHECK_INT(sbx_mutation_put(m, "cf", "q", 1, 7, "y", 1), SBX_OK);
-	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
 	sbx_mutation_free(m);
 	sbx_scan_opts o;
 	sbx_scan_opts_init(&o);
@@ -149,7 +149,7 @@ static void test_delete_markers(void)
 	sbx_mutation *m;
 	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
 	CHECK_INT(sbx_mutation_delete_row(m, SBX_LATEST_TIMESTAMP), SBX_OK);
-	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
 	sbx_mutation_free(m);
 	CHECK_STR(get_str(t, "r", &o, true), "");
 	teardown();
@@ -220,7 +220,7 @@ static void test_server_timestamps_increase(void)
 		sbx_mutation *m;
 		CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
 		CHECK_INT(sbx_mutation_delete_row(m, SBX_LATEST_TIMESTAMP), SBX_OK);
-		CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+		CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
 		sbx_mutation_free(m);
 		CHECK_INT(put1(t, "r", "cf", "q", SBX_LATEST_TIMESTAMP, "alive"),
 			  SBX_OK);
@@ -322,7 +322,7 @@ static void test_increment_append(void)
 	CHECK_INT(sbx_mutation_increment(m, "cf", "n", 1, 5), SBX_OK);
 	CHECK_INT(sbx_mutation_increment(m, "cf", "n", 1, 2), SBX_OK);
 	CHECK_INT(sbx_mutation_append(m, "cf", "s", 1, "ab", 2), SBX_OK);
-	CHECK_INT(sbx_table_mutate(t, m, &r), SBX_OK);
+	CHECK_INT(sbx_table_mutate(&r, t, m), SBX_OK);
 	sbx_mutation_free(m);
 	REQUIRE(r);
 	char buf[256] = "";
@@ -332,7 +332,7 @@ static void test_increment_append(void)
 	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
 	CHECK_INT(sbx_mutation_increment(m, "cf", "n", 1, -10), SBX_OK);
 	CHECK_INT(sbx_mutation_append(m, "cf", "s", 1, "cd", 2), SBX_OK);
-	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
 	sbx_mutation_free(m);
 	sbx_read_opts o;
 	sbx_read_opts_init(&o);
@@ -344,7 +344,7 @@ static void test_increment_append(void)
 	CHECK_INT(sbx_mutation_put(m, "cf", "p", 1, SBX_LATEST_TIMESTAMP, "x", 1),
 		  SBX_OK);
 	CHECK_INT(sbx_mutation_increment(m, "cf", "s", 1, 1), SBX_OK);
-	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_EBADVALUE);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_EBADVALUE);
 	sbx_mutation_free(m);
 	CHECK_STR(get_str(t, "r", &o, false),
 		  "r/cf:n=\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFD;r/cf:s=abcd;");
@@ -366,27 +366,32 @@ static void test_check_and_mutate(void)
 	/* HBase operand order: GREATER passes when the given value (7) is
 	 * greater than the stored one (5). */
 	sbx_check c = {"cf", "q", 1, SBX_CMP_GREATER, "7", 1};
-	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &c, m, &done, NULL), SBX_OK);
+	CHECK_INT(sbx_table_check_and_mutate(&done, NULL, t, "r", 1, &c, m),
+		  SBX_OK);
 	CHECK(done);
 	c.op = SBX_CMP_LESS;
-	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &c, m, &done, NULL), SBX_OK);
+	CHECK_INT(sbx_table_check_and_mutate(&done, NULL, t, "r", 1, &c, m),
+		  SBX_OK);
 	CHECK(!done);
 	c.op = SBX_CMP_EQUAL;
 	c.value = "5";
-	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &c, m, &done, NULL), SBX_OK);
+	CHECK_INT(sbx_table_check_and_mutate(&done, NULL, t, "r", 1, &c, m),
+		  SBX_OK);
 	CHECK(done);
 	/* "absent" condition */
 	sbx_check absent = {"cf", "nope", 4, SBX_CMP_EQUAL, NULL, 0};
-	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &absent, m, &done, NULL),
-		  SBX_OK);
+	CHECK_INT(
+	    sbx_table_check_and_mutate(&done, NULL, t, "r", 1, &absent, m),
+	    SBX_OK);
 	CHECK(done);
 	absent.qualifier = "q";
 	absent.qualifier_len = 1;
-	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &absent, m, &done, NULL),
-		  SBX_OK);
+	CHECK_INT(
+	    sbx_table_check_and_mutate(&done, NULL, t, "r", 1, &absent, m),
+	    SBX_OK);
 	CHECK(!done);
 	/* the mutation must be for the checked row */
-	CHECK_INT(sbx_table_check_and_mutate(t, "x", 1, &c, m, &done, NULL),
+	CHECK_INT(sbx_table_check_and_mutate(&done, NULL, t, "x", 1, &c, m),
 		  SBX_EINVAL);
 	sbx_mutation_free(m);
 	teardown();

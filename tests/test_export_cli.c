@@ -17,7 +17,7 @@ static void put(sbx_table *t, const char *row, size_t rl, const char *q,
 	sbx_mutation *m;
 	CHECK_INT(sbx_mutation_new(&m, row, rl), SBX_OK);
 	CHECK_INT(sbx_mutation_put(m, "cf", q, ql, ts, v, vl), SBX_OK);
-	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
 	sbx_mutation_free(m);
 }
 

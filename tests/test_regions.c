@@ -200,7 +200,7 @@ static void test_manual_split_and_merge(void)
 	CHECK_INT(sbx_table_split(db, "t", "row0900", 7), SBX_EINVAL);
 	sbx_db_close(db);
 	REQUIRE((db = open_at(dir, false)) != NULL);
-	CHECK_INT(sbx_table_get_split_policy(db, "t", &p), SBX_OK);
+	CHECK_INT(sbx_table_get_split_policy(&p, db, "t"), SBX_OK);
 	CHECK(p.kind == SBX_SPLIT_DISABLED);
 	sbx_db_close(db);
 }

@@ -83,7 +83,7 @@ static void test_server_gone(void)
 	stop_server();
 	bool ex;
 	int64_t t0 = now_ms();
-	CHECK_INT(sbx_table_exists(db, "t", &ex), SBX_EREMOTE);
+	CHECK_INT(sbx_table_exists(&ex, db, "t"), SBX_EREMOTE);
 	int64_t took = now_ms() - t0;
 	/* 4 attempts with 50 + 100 + 200 ms between them */
 	CHECK(took >= 340);
@@ -117,7 +117,7 @@ static void test_retry_reaches_restarted_server(void)
 	pthread_t th;
 	pthread_create(&th, NULL, restart_later, NULL);
 	bool ex = false;
-	CHECK_INT(sbx_table_exists(db, "t", &ex), SBX_OK);
+	CHECK_INT(sbx_table_exists(&ex, db, "t"), SBX_OK);
 	CHECK(ex);
 	pthread_join(th, NULL);
 	teardown(db);
@@ -145,7 +145,7 @@ static void test_status_mapping(void)
 	sbx_mutation *m;
 	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
 	CHECK_INT(sbx_mutation_increment(m, "cf", "s", 1, 1), SBX_OK);
-	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_EBADVALUE);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_EBADVALUE);
 	sbx_mutation_free(m);
 	/* the table dropped under an open handle */
 	CHECK_INT(sbx_table_drop(db, "t"), SBX_OK);
@@ -225,7 +225,7 @@ static void test_unsupported_is_clear(void)
 	CHECK_INT(del1(t, "schema", SBX_CELL_DELETE_COLUMN, "cf", "q", 5),
 		  SBX_EUNSUPPORTED);
 	bool ex = false;
-	CHECK_INT(sbx_table_exists(db, "t", &ex), SBX_OK);
+	CHECK_INT(sbx_table_exists(&ex, db, "t"), SBX_OK);
 	CHECK(ex); /* and the table is still there */
 	sbx_read_opts ro;
 	sbx_read_opts_init(&ro);
@@ -247,9 +247,11 @@ static void test_check_and_mutate_forms(void)
 	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
 	CHECK_INT(sbx_mutation_put(m, "cf", "lock", 4, 10, "5", 1), SBX_OK);
 	sbx_check c = {"cf", "lock", 4, SBX_CMP_EQUAL, NULL, 0};
-	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &c, m, &done, NULL), SBX_OK);
+	CHECK_INT(sbx_table_check_and_mutate(&done, NULL, t, "r", 1, &c, m),
+		  SBX_OK);
 	CHECK(done);
-	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &c, m, &done, NULL), SBX_OK);
+	CHECK_INT(sbx_table_check_and_mutate(&done, NULL, t, "r", 1, &c, m),
+		  SBX_OK);
 	CHECK(!done);
 	sbx_mutation_free(m);
 	/* GREATER: "7" > stored "5" passes; read, decided, then applied */
@@ -258,9 +260,11 @@ static void test_check_and_mutate_forms(void)
 	c.op = SBX_CMP_GREATER;
 	c.value = "7";
 	c.value_len = 1;
-	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &c, m, &done, NULL), SBX_OK);
+	CHECK_INT(sbx_table_check_and_mutate(&done, NULL, t, "r", 1, &c, m),
+		  SBX_OK);
 	CHECK(done);
-	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &c, m, &done, NULL), SBX_OK);
+	CHECK_INT(sbx_table_check_and_mutate(&done, NULL, t, "r", 1, &c, m),
+		  SBX_OK);
 	CHECK(!done); /* 7 > 7 fails */
 	sbx_mutation_free(m);
 	sbx_read_opts ro;
@@ -270,7 +274,7 @@ static void test_check_and_mutate_forms(void)
 	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
 	CHECK_INT(sbx_mutation_put(m, "cf", "w", 1, 1, "x", 1), SBX_OK);
 	c.op = SBX_CMP_EQUAL;
-	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &c, m, &done, NULL),
+	CHECK_INT(sbx_table_check_and_mutate(&done, NULL, t, "r", 1, &c, m),
 		  SBX_EUNSUPPORTED);
 	CHECK(strstr(sbx_errmsg(), "checked column") != NULL);
 	sbx_mutation_free(m);
@@ -281,10 +285,12 @@ static void test_check_and_mutate_forms(void)
 				      SBX_LATEST_TIMESTAMP),
 		  SBX_OK);
 	c.value = "6";
-	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &c, m, &done, NULL), SBX_OK);
+	CHECK_INT(sbx_table_check_and_mutate(&done, NULL, t, "r", 1, &c, m),
+		  SBX_OK);
 	CHECK(!done);
 	c.value = "7";
-	CHECK_INT(sbx_table_check_and_mutate(t, "r", 1, &c, m, &done, NULL), SBX_OK);
+	CHECK_INT(sbx_table_check_and_mutate(&done, NULL, t, "r", 1, &c, m),
+		  SBX_OK);
 	CHECK(done);
 	sbx_mutation_free(m);
 	CHECK_STR(get_str(t, "r", &ro, true), "r/cf:lock@20=7;");
@@ -336,7 +342,7 @@ static void test_rows_across_pages_and_filters(void)
 		snprintf(q, sizeof q, "q%04d", i);
 		CHECK_INT(sbx_mutation_put(m, "cf", q, 5, 1, "v", 1), SBX_OK);
 	}
-	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
 	sbx_mutation_free(m);
 	CHECK_INT(put1(t, "small", "cf", "q", 1, "s"), SBX_OK);
 	sbx_scan_opts o;

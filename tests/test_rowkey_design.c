@@ -45,7 +45,7 @@ static int encode(const sbx_keydesign *d, const sbx_keyvalue *v, size_t n,
 		  sbx_buf *out)
 {
 	out->len = 0;
-	return sbx_keydesign_encode(d, v, n, out);
+	return sbx_keydesign_encode(out, d, v, n);
 }
 
 static void hexstr(char *out, const uint8_t *p, size_t n)
@@ -80,7 +80,7 @@ static void test_seed002(void)
 		CHECK_INT(encode(md5, v, 3, &k), SBX_OK);
 		CHECK_MEM(k.data, k.len, want[i]);
 		sbx_keyrecord *r = NULL;
-		CHECK_INT(sbx_keydesign_decode(md5, k.data, k.len, &r), SBX_OK);
+		CHECK_INT(sbx_keydesign_decode(&r, md5, k.data, k.len), SBX_OK);
 		REQUIRE(r);
 		CHECK_INT(sbx_keyrecord_count(r), 4);
 		CHECK_STR(sbx_keyrecord_name(r, 0), "md5");
@@ -98,8 +98,9 @@ static void test_seed002(void)
 	/* a tampered hash prefix is caught on decode */
 	const char *bad = "8D4646EB2D7067126EB08ADB0672F7BB:230611:063031:1231232";
 	sbx_keyrecord *r = NULL;
-	CHECK_INT(sbx_keydesign_decode(md5, (const uint8_t *)bad, strlen(bad),
-				       &r), SBX_EINVAL);
+	CHECK_INT(
+	    sbx_keydesign_decode(&r, md5, (const uint8_t *)bad, strlen(bad)),
+	    SBX_EINVAL);
 	CHECK(r == NULL);
 	CHECK(strstr(sbx_errmsg(), "md5") != NULL);
 	sbx_buf_free(&k);
@@ -133,7 +134,7 @@ static void test_seed003(void)
 	CHECK_STR(h, "70303030303030303037" "63" "7ffffe7756d9d4a7"
 		     "7fffff87");
 	sbx_keyrecord *r = NULL;
-	CHECK_INT(sbx_keydesign_decode(pc, k.data, k.len, &r), SBX_OK);
+	CHECK_INT(sbx_keydesign_decode(&r, pc, k.data, k.len), SBX_OK);
 	CHECK_STR(sbx_keyrecord_get(r, "ts"), "1686465031000");
 	CHECK_STR(sbx_keyrecord_get(r, "content_len"), "120");
 	CHECK_STR(sbx_keyrecord_get(r, "product_id"), "p000000007");
@@ -178,8 +179,9 @@ static void test_seed000_and_004(void)
 	CHECK_INT(encode(sbx_keyset_find(set, "user_rts"), u, 2, &k), SBX_OK);
 	CHECK_MEM(k.data, k.len, "alice:9223370350389744807");
 	sbx_keyrecord *r = NULL;
-	CHECK_INT(sbx_keydesign_decode(sbx_keyset_find(set, "user_rts"), k.data,
-				       k.len, &r), SBX_OK);
+	CHECK_INT(sbx_keydesign_decode(&r, sbx_keyset_find(set, "user_rts"),
+				       k.data, k.len),
+		  SBX_OK);
 	CHECK_STR(sbx_keyrecord_get(r, "user_id"), "alice");
 	CHECK_STR(sbx_keyrecord_get(r, "ts"), "1686465031000");
 	sbx_keyrecord_free(r);
@@ -196,8 +198,9 @@ static void test_seed000_and_004(void)
 		CHECK_MEM(k.data, k.len, want[i]);
 	}
 	CHECK_INT(sbx_keydesign_buckets(salted), 4);
-	CHECK_INT(sbx_keydesign_decode(salted, (const uint8_t *)"a-foo0003", 9,
-				       &r), SBX_EINVAL);
+	CHECK_INT(
+	    sbx_keydesign_decode(&r, salted, (const uint8_t *)"a-foo0003", 9),
+	    SBX_EINVAL);
 	CHECK(strstr(sbx_errmsg(), "salt") != NULL);
 
 	const sbx_keydesign *calls = sbx_keyset_find(set, "calls");
@@ -205,7 +208,7 @@ static void test_seed000_and_004(void)
 	CHECK_INT(encode(calls, c, 2, &k), SBX_OK);
 	CHECK_INT(k.len, 19);
 	CHECK_MEM(k.data, 11, "87654321831");
-	CHECK_INT(sbx_keydesign_decode(calls, k.data, k.len, &r), SBX_OK);
+	CHECK_INT(sbx_keydesign_decode(&r, calls, k.data, k.len), SBX_OK);
 	CHECK_STR(sbx_keyrecord_get(r, "phone"), "13812345678");
 	sbx_keyrecord_free(r);
 	sbx_buf_free(&k);
@@ -230,7 +233,7 @@ static void test_types_roundtrip(void)
 	sbx_buf k = {0};
 	REQUIRE(encode(d, v, 13, &k) == SBX_OK);
 	sbx_keyrecord *r = NULL;
-	REQUIRE(sbx_keydesign_decode(d, k.data, k.len, &r) == SBX_OK);
+	REQUIRE(sbx_keydesign_decode(&r, d, k.data, k.len) == SBX_OK);
 	const char *want[] = {"255", "-300", "-0.5",  "inf", "17",
 			      "00ff00", "abcd", NULL,  "42",  "12",
 			      "ab",  "-9223372036854775808", NULL};
@@ -319,27 +322,27 @@ static void test_encode_errors(void)
 	sbx_buf_append(&k, "prefix", 6);
 	sbx_keyvalue too_long[] = {KV("id", "product-0001"), KV("name", "x"),
 				   KV("n", "1")};
-	CHECK_INT(sbx_keydesign_encode(d, too_long, 3, &k), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_encode(&k, d, too_long, 3), SBX_EINVAL);
 	CHECK(strstr(sbx_errmsg(), "field 'id'") != NULL);
 	sbx_keyvalue delim[] = {KV("id", "p1"), KV("name", "a/b"),
 				KV("n", "1")};
-	CHECK_INT(sbx_keydesign_encode(d, delim, 3, &k), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_encode(&k, d, delim, 3), SBX_EINVAL);
 	CHECK(strstr(sbx_errmsg(), "delimiter") != NULL);
 	sbx_keyvalue range[] = {KV("id", "p1"), KV("name", "a"),
 				KV("n", "256")};
-	CHECK_INT(sbx_keydesign_encode(d, range, 3, &k), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_encode(&k, d, range, 3), SBX_EINVAL);
 	sbx_keyvalue missing[] = {KV("id", "p1"), KV("name", "a")};
-	CHECK_INT(sbx_keydesign_encode(d, missing, 2, &k), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_encode(&k, d, missing, 2), SBX_EINVAL);
 	CHECK(strstr(sbx_errmsg(), "needs field 'n'") != NULL);
 	sbx_keyvalue unknown[] = {KV("id", "p1"), KV("name", "a"),
 				  KV("n", "1"), KV("x", "1")};
-	CHECK_INT(sbx_keydesign_encode(d, unknown, 4, &k), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_encode(&k, d, unknown, 4), SBX_EINVAL);
 	sbx_keyvalue twice[] = {KV("id", "p1"), KV("id", "p2"),
 				KV("name", "a"), KV("n", "1")};
-	CHECK_INT(sbx_keydesign_encode(d, twice, 4, &k), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_encode(&k, d, twice, 4), SBX_EINVAL);
 	sbx_keyvalue notnum[] = {KV("id", "p1"), KV("name", "a"),
 				 KV("n", "1x")};
-	CHECK_INT(sbx_keydesign_encode(d, notnum, 3, &k), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_encode(&k, d, notnum, 3), SBX_EINVAL);
 	CHECK_MEM(k.data, k.len, "prefix"); /* nothing partially written */
 
 	/* decode errors */
@@ -350,8 +353,9 @@ static void test_encode_errors(void)
 	const char *msgs[] = {"ends early", "no '/' delimiter", "literal",
 			      "left over"};
 	for (int i = 0; i < 4; i++) {
-		CHECK_INT(sbx_keydesign_decode(d, (const uint8_t *)keys[i],
-					       lens[i], &r), SBX_EINVAL);
+		CHECK_INT(sbx_keydesign_decode(&r, d, (const uint8_t *)keys[i],
+					       lens[i]),
+			  SBX_EINVAL);
 		CHECK(r == NULL);
 		if (!strstr(sbx_errmsg(), msgs[i])) {
 			fprintf(stderr, "decode %d: %s\n", i, sbx_errmsg());
@@ -369,7 +373,7 @@ static void test_explain(void)
 	const sbx_keydesign *pc = sbx_keyset_find(set, "product_comment");
 	CHECK_INT(sbx_keydesign_elem_count(pc), 4);
 	sbx_keyelem_info info;
-	CHECK_INT(sbx_keydesign_elem(pc, 2, &info), SBX_OK);
+	CHECK_INT(sbx_keydesign_elem(&info, pc, 2), SBX_OK);
 	CHECK_STR(info.name, "ts");
 	CHECK_STR(info.type, "rts64");
 	CHECK_INT(info.offset, 11);
@@ -377,7 +381,7 @@ static void test_explain(void)
 	CHECK_INT(info.order, SBX_ORDER_DESC);
 	CHECK(info.fixed_width);
 	size_t mn, typ, mx;
-	sbx_keydesign_length(pc, &mn, &typ, &mx);
+	sbx_keydesign_length(&mn, &typ, &mx, pc);
 	CHECK(mn == 23 && typ == 23 && mx == 23);
 	CHECK_STR(sbx_keydesign_order(pc),
 		  "rows sort by product_id ascending, then ts descending "
@@ -386,22 +390,22 @@ static void test_explain(void)
 		  "product_comment = product_id:str(10) + 'c' + ts:rts64 + "
 		  "content_len:rlen32");
 	sbx_buf out = {0};
-	CHECK_INT(sbx_keydesign_explain(pc, &out), SBX_OK);
+	CHECK_INT(sbx_keydesign_explain(&out, pc), SBX_OK);
 	sbx_buf_push(&out, 0);
 	CHECK(strstr((char *)out.data, "length: 23 bytes, fixed width") != NULL);
 
 	const sbx_keydesign *md5 = sbx_keyset_find(set, "chat_md5");
-	sbx_keydesign_length(md5, &mn, &typ, &mx);
+	sbx_keydesign_length(&mn, &typ, &mx, md5);
 	CHECK_INT(mn, 32 + 1 + 6 + 1 + 6 + 1 + 1);
 	CHECK(mx == SBX_KEYLEN_UNBOUNDED);
-	CHECK_INT(sbx_keydesign_elem(md5, 0, &info), SBX_OK);
+	CHECK_INT(sbx_keydesign_elem(&info, md5, 0), SBX_OK);
 	CHECK_INT(info.kind, SBX_KEYELEM_HASH);
 	CHECK_STR(info.type, "md5(message_id)");
 	CHECK_INT(info.max_len, 32);
-	CHECK_INT(sbx_keydesign_elem(md5, 6, &info), SBX_OK);
+	CHECK_INT(sbx_keydesign_elem(&info, md5, 6), SBX_OK);
 	CHECK_INT(info.offset, 47);
 	CHECK(!info.fixed_width);
-	CHECK_INT(sbx_keydesign_elem(md5, 7, &info), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_elem(&info, md5, 7), SBX_EINVAL);
 	sbx_buf_free(&out);
 	sbx_keyset_free(set);
 }

@@ -14,7 +14,7 @@ static int count_rule(const char *text, const char *rule, const char **cite)
 		return -1;
 	}
 	sbx_keylint *rep = NULL;
-	if (sbx_keydesign_lint(d, &rep)) {
+	if (sbx_keydesign_lint(&rep, d)) {
 		sbx_keydesign_free(d);
 		return -1;
 	}
@@ -158,7 +158,7 @@ static void test_report_shape(void)
 	sbx_keydesign *d = NULL;
 	REQUIRE(sbx_keydesign_parse(&d, t, strlen(t), NULL) == SBX_OK);
 	sbx_keylint *rep = NULL;
-	REQUIRE(sbx_keydesign_lint(d, &rep) == SBX_OK);
+	REQUIRE(sbx_keydesign_lint(&rep, d) == SBX_OK);
 	REQUIRE(rep->count >= 1);
 	CHECK_STR(rep->findings[0].rule, "monotonic-leading-field");
 	CHECK_INT(rep->findings[0].level, SBX_LINT_WARN);

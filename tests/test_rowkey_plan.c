@@ -62,7 +62,7 @@ static void test_prefix_and_rts_range(void)
 	REQUIRE(d);
 	sbx_keyplan *p = NULL;
 	sbx_keycond eq[] = {COND("user_id", SBX_KEYCOND_EQ, "u1")};
-	CHECK_INT(sbx_keydesign_plan(d, eq, 1, &p), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&p, d, eq, 1), SBX_OK);
 	REQUIRE(p && p->count == 1);
 	CHECK_INT(p->ranges[0].bucket, -1);
 	CHECK_INT(p->salt_len, 0);
@@ -74,7 +74,7 @@ static void test_prefix_and_rts_range(void)
 	sbx_keycond rng[] = {COND("user_id", SBX_KEYCOND_EQ, "u1"),
 			     COND("ts", SBX_KEYCOND_GE, "1000"),
 			     COND("ts", SBX_KEYCOND_LT, "2000")};
-	CHECK_INT(sbx_keydesign_plan(d, rng, 3, &p), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&p, d, rng, 3), SBX_OK);
 	REQUIRE(p && p->count == 1);
 	/* start = succ(u1 + rts(2000)), stop = succ(u1 + rts(1000)) */
 	CHECK_RANGE(p->ranges[0], "753100007ffffffffffff830",
@@ -86,7 +86,7 @@ static void test_prefix_and_rts_range(void)
 		sbx_keyvalue v[] = {{"user_id", "u1", 2},
 				    {"ts", ts[i], strlen(ts[i])}};
 		k.len = 0;
-		REQUIRE(sbx_keydesign_encode(d, v, 2, &k) == SBX_OK);
+		REQUIRE(sbx_keydesign_encode(&k, d, v, 2) == SBX_OK);
 		CHECK(in_plan(p, k.data, k.len) == want[i]);
 	}
 	sbx_keyplan_free(p);
@@ -95,13 +95,13 @@ static void test_prefix_and_rts_range(void)
 	sbx_keycond rng2[] = {COND("user_id", SBX_KEYCOND_EQ, "u1"),
 			      COND("ts", SBX_KEYCOND_GT, "1000"),
 			      COND("ts", SBX_KEYCOND_LE, "2000")};
-	CHECK_INT(sbx_keydesign_plan(d, rng2, 3, &p), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&p, d, rng2, 3), SBX_OK);
 	const bool want2[] = {false, false, true, true, true, false};
 	for (int i = 0; i < 6; i++) {
 		sbx_keyvalue v[] = {{"user_id", "u1", 2},
 				    {"ts", ts[i], strlen(ts[i])}};
 		k.len = 0;
-		REQUIRE(sbx_keydesign_encode(d, v, 2, &k) == SBX_OK);
+		REQUIRE(sbx_keydesign_encode(&k, d, v, 2) == SBX_OK);
 		CHECK(in_plan(p, k.data, k.len) == want2[i]);
 	}
 	sbx_keyplan_free(p);
@@ -118,7 +118,7 @@ static void test_ascending_ranges(void)
 	sbx_keycond c[] = {COND("dev", SBX_KEYCOND_EQ, "7"),
 			   COND("name", SBX_KEYCOND_GE, "b"),
 			   COND("name", SBX_KEYCOND_LE, "d")};
-	CHECK_INT(sbx_keydesign_plan(d, c, 3, &p), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&p, d, c, 3), SBX_OK);
 	REQUIRE(p && p->count == 1);
 	/* [07 : b, 07 : d 00): "d" included, "d\0" and "da" excluded */
 	CHECK_RANGE(p->ranges[0], "00073a62", "00073a6400");
@@ -130,25 +130,25 @@ static void test_ascending_ranges(void)
 	for (int i = 0; i < 8; i++) {
 		sbx_keyvalue v[] = {{"dev", "7", 1}, {"name", names[i], lens[i]}};
 		k.len = 0;
-		REQUIRE(sbx_keydesign_encode(d, v, 2, &k) == SBX_OK);
+		REQUIRE(sbx_keydesign_encode(&k, d, v, 2) == SBX_OK);
 		CHECK(in_plan(p, k.data, k.len) == want[i]);
 	}
 	sbx_keyplan_free(p);
 
 	/* only a lower bound on the first field: open to the end */
 	sbx_keycond lo[] = {COND("dev", SBX_KEYCOND_GT, "65534")};
-	CHECK_INT(sbx_keydesign_plan(d, lo, 1, &p), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&p, d, lo, 1), SBX_OK);
 	REQUIRE(p && p->count == 1);
 	CHECK_RANGE(p->ranges[0], "ffff", "");
 	sbx_keyplan_free(p);
 	/* an empty range plans no scan at all */
 	sbx_keycond empty[] = {COND("dev", SBX_KEYCOND_GE, "9"),
 			       COND("dev", SBX_KEYCOND_LT, "9")};
-	CHECK_INT(sbx_keydesign_plan(d, empty, 2, &p), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&p, d, empty, 2), SBX_OK);
 	CHECK_INT(p->count, 0);
 	sbx_keyplan_free(p);
 	/* no conditions: the whole table */
-	CHECK_INT(sbx_keydesign_plan(d, NULL, 0, &p), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&p, d, NULL, 0), SBX_OK);
 	REQUIRE(p && p->count == 1);
 	CHECK_RANGE(p->ranges[0], "", "");
 	sbx_keyplan_free(p);
@@ -162,7 +162,7 @@ static void test_salted_fanout(void)
 	REQUIRE(d);
 	sbx_keyplan *p = NULL;
 	sbx_keycond c[] = {COND("user_id", SBX_KEYCOND_EQ, "ab")};
-	CHECK_INT(sbx_keydesign_plan(d, c, 1, &p), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&p, d, c, 1), SBX_OK);
 	REQUIRE(p && p->count == 4);
 	CHECK_INT(p->salt_len, 1);
 	CHECK_RANGE(p->ranges[0], "006162", "006163");
@@ -175,28 +175,28 @@ static void test_salted_fanout(void)
 	for (int i = 0; i < 8; i++) {
 		sbx_keyvalue v[] = {{"user_id", "ab", 2}, {"ts", ts[i], 1}};
 		k.len = 0;
-		REQUIRE(sbx_keydesign_encode(d, v, 2, &k) == SBX_OK);
+		REQUIRE(sbx_keydesign_encode(&k, d, v, 2) == SBX_OK);
 		CHECK(in_plan(p, k.data, k.len));
 		sbx_keyvalue w[] = {{"user_id", "ac", 2}, {"ts", ts[i], 1}};
 		k.len = 0;
-		REQUIRE(sbx_keydesign_encode(d, w, 2, &k) == SBX_OK);
+		REQUIRE(sbx_keydesign_encode(&k, d, w, 2) == SBX_OK);
 		CHECK(!in_plan(p, k.data, k.len));
 	}
 	sbx_keyplan_free(p);
 	/* no conditions: one whole bucket each */
-	CHECK_INT(sbx_keydesign_plan(d, NULL, 0, &p), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&p, d, NULL, 0), SBX_OK);
 	REQUIRE(p && p->count == 4);
 	CHECK_RANGE(p->ranges[1], "01", "02");
 	sbx_keyplan_free(p);
 	/* the full key: one Get in the key's own bucket */
 	sbx_keycond all[] = {COND("user_id", SBX_KEYCOND_EQ, "ab"),
 			     COND("ts", SBX_KEYCOND_EQ, "5")};
-	CHECK_INT(sbx_keydesign_plan(d, all, 2, &p), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&p, d, all, 2), SBX_OK);
 	REQUIRE(p && p->count == 1);
 	CHECK(p->point);
 	sbx_keyvalue v[] = {{"user_id", "ab", 2}, {"ts", "5", 1}};
 	k.len = 0;
-	sbx_keydesign_encode(d, v, 2, &k);
+	sbx_keydesign_encode(&k, d, v, 2);
 	CHECK_INT(p->ranges[0].bucket, k.data[0]);
 	CHECK_INT(p->ranges[0].start_len, k.len);
 	CHECK(!memcmp(p->ranges[0].start, k.data, k.len));
@@ -208,7 +208,7 @@ static void test_salted_fanout(void)
 	/* salted on the user only: the bucket is known, one range */
 	d = parse("s = salt(16, of=user_id) + user_id:str(2) + ts:ts64");
 	REQUIRE(d);
-	CHECK_INT(sbx_keydesign_plan(d, c, 1, &p), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&p, d, c, 1), SBX_OK);
 	REQUIRE(p && p->count == 1);
 	/* Phoenix hash of "ab" = 4066 -> bucket 2 */
 	CHECK_INT(p->ranges[0].bucket, 2);
@@ -219,7 +219,7 @@ static void test_salted_fanout(void)
 	/* letter salts: the bucket's open end is the next letter */
 	d = parse("s = salt(4, format=letter) + '-' + key:text");
 	REQUIRE(d);
-	CHECK_INT(sbx_keydesign_plan(d, NULL, 0, &p), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&p, d, NULL, 0), SBX_OK);
 	REQUIRE(p && p->count == 4);
 	CHECK_RANGE(p->ranges[0], "612d", "612e");
 	CHECK_RANGE(p->ranges[3], "642d", "642e");
@@ -234,7 +234,7 @@ static void test_hash_prefix(void)
 	REQUIRE(d);
 	sbx_keyplan *p = NULL;
 	sbx_keycond c[] = {COND("message_id", SBX_KEYCOND_EQ, "1231231")};
-	CHECK_INT(sbx_keydesign_plan(d, c, 1, &p), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&p, d, c, 1), SBX_OK);
 	REQUIRE(p && p->count == 1);
 	CHECK_INT(p->ranges[0].start_len, 33);
 	CHECK(!memcmp(p->ranges[0].start, "8D4646EB2D7067126EB08ADB0672F7BB:",
@@ -244,7 +244,7 @@ static void test_hash_prefix(void)
 	sbx_keyplan_free(p);
 	/* a date without the hashed message_id cannot be located */
 	sbx_keycond bad[] = {COND("date", SBX_KEYCOND_EQ, "230611")};
-	CHECK_INT(sbx_keydesign_plan(d, bad, 1, &p), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_plan(&p, d, bad, 1), SBX_EINVAL);
 	CHECK(p == NULL);
 	CHECK(strstr(sbx_errmsg(), "'md5' comes before it") != NULL);
 	sbx_keydesign_free(d);
@@ -256,27 +256,27 @@ static void test_plan_errors(void)
 	REQUIRE(d);
 	sbx_keyplan *p = NULL;
 	sbx_keycond c1[] = {COND("phone", SBX_KEYCOND_GE, "138")};
-	CHECK_INT(sbx_keydesign_plan(d, c1, 1, &p), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_plan(&p, d, c1, 1), SBX_EINVAL);
 	CHECK(strstr(sbx_errmsg(), "only '=' can be planned") != NULL);
 	sbx_keycond c2[] = {COND("ts", SBX_KEYCOND_EQ, "5")};
-	CHECK_INT(sbx_keydesign_plan(d, c2, 1, &p), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_plan(&p, d, c2, 1), SBX_EINVAL);
 	CHECK(strstr(sbx_errmsg(), "'phone' comes before it") != NULL);
 	sbx_keycond c3[] = {COND("phone", SBX_KEYCOND_EQ, "1"),
 			    COND("ts", SBX_KEYCOND_GE, "5"),
 			    COND("n", SBX_KEYCOND_GE, "1")};
-	CHECK_INT(sbx_keydesign_plan(d, c3, 3, &p), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_plan(&p, d, c3, 3), SBX_EINVAL);
 	CHECK(strstr(sbx_errmsg(), "two fields") != NULL);
 	sbx_keycond c4[] = {COND("phone", SBX_KEYCOND_EQ, "1"),
 			    COND("phone", SBX_KEYCOND_EQ, "2")};
-	CHECK_INT(sbx_keydesign_plan(d, c4, 2, &p), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_plan(&p, d, c4, 2), SBX_EINVAL);
 	sbx_keycond c5[] = {COND("nope", SBX_KEYCOND_EQ, "1")};
-	CHECK_INT(sbx_keydesign_plan(d, c5, 1, &p), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_plan(&p, d, c5, 1), SBX_EINVAL);
 	sbx_keycond c6[] = {COND("phone", SBX_KEYCOND_EQ, "123456789012")};
-	CHECK_INT(sbx_keydesign_plan(d, c6, 1, &p), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_plan(&p, d, c6, 1), SBX_EINVAL);
 	CHECK(strstr(sbx_errmsg(), "field 'phone'") != NULL);
 	sbx_keycond c7[] = {COND("phone", SBX_KEYCOND_EQ, "1"),
 			    COND("n", SBX_KEYCOND_EQ, "1")};
-	CHECK_INT(sbx_keydesign_plan(d, c7, 2, &p), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_plan(&p, d, c7, 2), SBX_EINVAL);
 	CHECK(strstr(sbx_errmsg(), "'ts' comes before it") != NULL);
 	CHECK(p == NULL);
 	sbx_keydesign_free(d);

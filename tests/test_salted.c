@@ -28,12 +28,12 @@ static void load_users(sbx_table *t, const sbx_keydesign *d,
 			sbx_keyvalue v[2] = {{"user_id", users[u], 2},
 					     {"seq", seq, 2}};
 			sbx_buf key = {0};
-			CHECK_INT(sbx_keydesign_encode(d, v, 2, &key), SBX_OK);
+			CHECK_INT(sbx_keydesign_encode(&key, d, v, 2), SBX_OK);
 			sbx_mutation *m;
 			CHECK_INT(sbx_mutation_new(&m, key.data, key.len),
 				  SBX_OK);
 			sbx_mutation_put(m, "cf", "v", 1, 1, val, 4);
-			CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+			CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
 			sbx_mutation_free(m);
 			sbx_buf_free(&key);
 		}
@@ -104,7 +104,7 @@ static void test_merged_scan(void)
 	      strstr(plain, "aa01") > strstr(plain, "cc00"));
 
 	sbx_keyplan *all;
-	CHECK_INT(sbx_keydesign_plan(d, NULL, 0, &all), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&all, d, NULL, 0), SBX_OK);
 	REQUIRE(all);
 	CHECK_INT(all->count, 8);
 	CHECK_INT(all->salt_len, 1);
@@ -119,7 +119,7 @@ static void test_merged_scan(void)
 	/* user_id = bb: still one range per bucket (the salt covers seq) */
 	sbx_keycond c = {"user_id", SBX_KEYCOND_EQ, "bb", 2};
 	sbx_keyplan *bb;
-	CHECK_INT(sbx_keydesign_plan(d, &c, 1, &bb), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&bb, d, &c, 1), SBX_OK);
 	REQUIRE(bb);
 	CHECK_INT(bb->count, 8);
 	CHECK_STR(merged(t, bb, false, 0, 0), "bb00 bb01 bb02 bb03 ");
@@ -147,7 +147,7 @@ static void test_split_keys_from_design(void)
 	sbx_keydesign *d = design("salt(4) + user_id:str(2)");
 	REQUIRE(d);
 	sbx_split_keys k;
-	CHECK_INT(sbx_keydesign_split_keys(d, &k), SBX_OK);
+	CHECK_INT(sbx_keydesign_split_keys(&k, d), SBX_OK);
 	REQUIRE(k.n == 3);
 	CHECK_MEM(k.keys[0].data, k.keys[0].len, "\x01");
 	CHECK_MEM(k.keys[2].data, k.keys[2].len, "\x03");
@@ -155,7 +155,7 @@ static void test_split_keys_from_design(void)
 	sbx_keydesign_free(d);
 	d = design("salt(3, format=letter) + '-' + user_id:str(2)");
 	REQUIRE(d);
-	CHECK_INT(sbx_keydesign_split_keys(d, &k), SBX_OK);
+	CHECK_INT(sbx_keydesign_split_keys(&k, d), SBX_OK);
 	REQUIRE(k.n == 2);
 	CHECK_MEM(k.keys[0].data, k.keys[0].len, "b-");
 	CHECK_MEM(k.keys[1].data, k.keys[1].len, "c-");
@@ -174,7 +174,7 @@ static void test_split_keys_from_design(void)
 	sbx_keydesign_free(d);
 	d = design("user_id:str(2)");
 	REQUIRE(d);
-	CHECK_INT(sbx_keydesign_split_keys(d, &k), SBX_EINVAL);
+	CHECK_INT(sbx_keydesign_split_keys(&k, d), SBX_EINVAL);
 	sbx_keydesign_free(d);
 	sbx_db_close(db);
 }
@@ -214,7 +214,7 @@ static void test_merged_long_runs(void)
 	CHECK(!strncmp(fwd, "aa00 aa01 ", 10));
 	CHECK(!strncmp(rev, "ee07 ee06 ", 10));
 	sbx_keyplan *all;
-	CHECK_INT(sbx_keydesign_plan(d, NULL, 0, &all), SBX_OK);
+	CHECK_INT(sbx_keydesign_plan(&all, d, NULL, 0), SBX_OK);
 	REQUIRE(all);
 	CHECK_INT(all->count, 2);
 	CHECK_STR(merged(t, all, false, 0, 0), fwd);

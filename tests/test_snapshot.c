@@ -43,7 +43,7 @@ static void fill(sbx_table *t)
 	CHECK_INT(sbx_mutation_new(&m, "b", 1), SBX_OK);
 	CHECK_INT(sbx_mutation_delete(m, SBX_CELL_DELETE_COLUMN, "b", "x", 1, 5),
 		  SBX_OK);
-	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
 	sbx_mutation_free(m);
 }
 
@@ -108,7 +108,7 @@ static void test_snapshot_clone_restore(void)
 	sbx_mutation *m;
 	CHECK_INT(sbx_mutation_new(&m, "n", 1), SBX_OK);
 	CHECK_INT(sbx_mutation_delete_row(m, 100), SBX_OK);
-	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
 	sbx_mutation_free(m);
 	const char *moved = "a/a:q=3;|b/b:y=kept;|z/b:y=new;";
 	sbx_scan_opts so;
@@ -122,7 +122,7 @@ static void test_snapshot_clone_restore(void)
 	CHECK_INT(sbx_snapshot_clone(db, "nope", "t3"), SBX_ENOTFOUND);
 	CHECK_INT(sbx_snapshot_clone(db, "s1", "bad name"), SBX_EINVAL);
 	bool exists = true;
-	CHECK_INT(sbx_table_exists(db, "t3", &exists), SBX_OK);
+	CHECK_INT(sbx_table_exists(&exists, db, "t3"), SBX_OK);
 	CHECK(!exists);
 	sbx_table *t2;
 	CHECK_INT(sbx_table_open(&t2, db, "t2"), SBX_OK);
@@ -142,7 +142,7 @@ static void test_snapshot_clone_restore(void)
 	CHECK_INT(sbx_table_disable(db, "t"), SBX_OK);
 	CHECK_INT(sbx_snapshot_restore(db, "s1"), SBX_OK);
 	bool enabled = true;
-	CHECK_INT(sbx_table_is_enabled(db, "t", &enabled), SBX_OK);
+	CHECK_INT(sbx_table_is_enabled(&enabled, db, "t"), SBX_OK);
 	CHECK(!enabled); /* left disabled, as HBase leaves it */
 	CHECK_INT(sbx_table_enable(db, "t"), SBX_OK);
 	sbx_table_close(t); /* a handle from before the restore */

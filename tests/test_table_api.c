@@ -98,7 +98,7 @@ static void test_batch_and_columns(void)
 		CHECK_INT(sbx_mutation_put(m, "a", qs[i], 2, 5, "A", 1), SBX_OK);
 		CHECK_INT(sbx_mutation_put(m, "b", qs[i], 2, 5, "B", 1), SBX_OK);
 	}
-	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
 	sbx_mutation_free(m);
 	CHECK_INT(put1(t, "r2", "b", "q9", 5, "C"), SBX_OK);
 	sbx_scan_opts o;
@@ -312,7 +312,7 @@ static void test_admin(void)
 		CHECK_INT(sbx_table_disable(db, "app:users"), SBX_OK);
 		CHECK_INT(put1(t, "r", "u", "name", 2, "lee"), SBX_EDISABLED);
 		bool en = true;
-		CHECK_INT(sbx_table_is_enabled(db, "app:users", &en), SBX_OK);
+		CHECK_INT(sbx_table_is_enabled(&en, db, "app:users"), SBX_OK);
 		CHECK(!en);
 		CHECK_INT(sbx_table_enable(db, "app:users"), SBX_OK);
 	}
@@ -341,14 +341,14 @@ static void test_admin(void)
 	CHECK_INT(put1(t, "r", "u", "name", 4, "x"), SBX_ENOTFOUND);
 	sbx_table_close(t);
 	bool ex = true;
-	CHECK_INT(sbx_table_exists(db, "app:users", &ex), SBX_OK);
+	CHECK_INT(sbx_table_exists(&ex, db, "app:users"), SBX_OK);
 	CHECK(!ex);
 	CHECK_INT(sbx_namespace_drop(db, "app"), SBX_OK);
 	CHECK_INT(sbx_namespace_drop(db, "default"), SBX_EINVAL);
 	sbx_db_close(db);
 	/* and the drop persists */
 	REQUIRE((db = open_at(dir, false)) != NULL);
-	CHECK_INT(sbx_table_exists(db, "app:users", &ex), SBX_OK);
+	CHECK_INT(sbx_table_exists(&ex, db, "app:users"), SBX_OK);
 	CHECK(!ex);
 	CHECK_INT(sbx_table_list(&v, db), SBX_OK);
 	CHECK_STR(v[0], "logs");
@@ -394,7 +394,7 @@ static void test_bad_input(void)
 	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
 	CHECK_INT(sbx_mutation_put(m, "cf", "ok", 2, 1, "v", 1), SBX_OK);
 	CHECK_INT(sbx_mutation_put(m, "nofam", "q", 1, 1, "v", 1), SBX_OK);
-	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_ENOFAMILY);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_ENOFAMILY);
 	sbx_mutation_free(m);
 	sbx_read_opts ro;
 	sbx_read_opts_init(&ro);
@@ -413,7 +413,7 @@ static void test_bad_input(void)
 	REQUIRE(huge);
 	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
 	CHECK_INT(sbx_mutation_put(m, "cf", "q", 1, 1, huge, n), SBX_OK);
-	CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_ETOOLARGE);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_ETOOLARGE);
 	sbx_mutation_free(m);
 	free(huge);
 	CHECK_STR(get_str(t, "r", &ro, true), "");
@@ -456,7 +456,7 @@ static void test_result_reuse(void)
 		CHECK_INT(sbx_mutation_put(m, "cf", "q", 1, 7, val, sizes[i]),
 			  SBX_OK);
 		CHECK_INT(sbx_mutation_put(m, "cf", "r", 1, 7, row, 2), SBX_OK);
-		CHECK_INT(sbx_table_mutate(t, m, NULL), SBX_OK);
+		CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
 		sbx_mutation_free(m);
 	}
 	/* one cell's bytes against what row i was written with */

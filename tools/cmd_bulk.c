@@ -350,7 +350,7 @@ static int write_puts(const tsv_opts *o, sbx_table *t, line *lines, size_t n,
 					(*cells)++;
 			}
 		}
-		if (!rc && sbx_table_batch(t, ms, nb, st))
+		if (!rc && sbx_table_batch(st, t, ms, nb))
 			rc = fail("%s", sbx_errmsg());
 		for (size_t m = 0; m < k; m++)
 			sbx_mutation_free(ms[m]);

@@ -362,7 +362,7 @@ int cmd_import(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		if (n && sbx_table_batch(t, ms, n, NULL)) {
+		if (n && sbx_table_batch(NULL, t, ms, n)) {
 			fprintf(stderr, "saltbox: line %" PRIu64 ": %s\n", lines,
 				sbx_errmsg());
 			rc = 1;

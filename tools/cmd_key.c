@@ -248,7 +248,7 @@ static json_t *explain_json(const sbx_keydesign *d)
 	json_t *els = json_array();
 	for (size_t i = 0; i < sbx_keydesign_elem_count(d); i++) {
 		sbx_keyelem_info in;
-		sbx_keydesign_elem(d, i, &in);
+		sbx_keydesign_elem(&in, d, i);
 		json_t *e = json_object();
 		json_object_set_new(e, "kind", json_string(kind_name(in.kind)));
 		json_object_set_new(e, "name", json_string(in.name));
@@ -266,7 +266,7 @@ static json_t *explain_json(const sbx_keydesign *d)
 	}
 	json_object_set_new(o, "elements", els);
 	size_t mn, typ, mx;
-	sbx_keydesign_length(d, &mn, &typ, &mx);
+	sbx_keydesign_length(&mn, &typ, &mx, d);
 	json_t *len = json_object();
 	json_object_set_new(len, "min", json_len(mn));
 	json_object_set_new(len, "typical", json_len(typ));
@@ -288,7 +288,7 @@ static int do_explain(const key_opts *o, const sbx_keydesign **ds, size_t n)
 			continue;
 		}
 		sbx_buf b = {0};
-		if (sbx_keydesign_explain(ds[i], &b)) {
+		if (sbx_keydesign_explain(&b, ds[i])) {
 			sbx_buf_free(&b);
 			return fail("%s", sbx_errmsg());
 		}
@@ -310,7 +310,7 @@ static int do_lint(const key_opts *o, const sbx_keydesign **ds, size_t n)
 	bool warned = false;
 	for (size_t i = 0; i < n; i++) {
 		sbx_keylint *rep = NULL;
-		if (sbx_keydesign_lint(ds[i], &rep)) {
+		if (sbx_keydesign_lint(&rep, ds[i])) {
 			json_decref(arr);
 			return fail("%s", sbx_errmsg());
 		}
@@ -399,7 +399,7 @@ static int do_encode(const key_opts *o, const sbx_keydesign *d)
 	sbx_buf key = {0};
 	if (!rc && (!vals || !names))
 		rc = fail("%s", "out of memory");
-	if (!rc && sbx_keydesign_encode(d, vals, (size_t)o->nargs, &key))
+	if (!rc && sbx_keydesign_encode(&key, d, vals, (size_t)o->nargs))
 		rc = fail("%s", sbx_errmsg());
 	if (!rc) {
 		if (o->json) {
@@ -469,7 +469,7 @@ static int do_decode(const key_opts *o, const sbx_keydesign *d)
 						  : sbx_errmsg());
 	}
 	sbx_keyrecord *r = NULL;
-	if (sbx_keydesign_decode(d, key.data, key.len, &r)) {
+	if (sbx_keydesign_decode(&r, d, key.data, key.len)) {
 		sbx_buf_free(&key);
 		return fail("%s", sbx_errmsg());
 	}
@@ -518,7 +518,7 @@ static int do_plan(const key_opts *o, const sbx_keydesign *d)
 			rc = fail("'%s' is not FIELD=V, FIELD>=V, FIELD>V, "
 				  "FIELD<V or FIELD<=V", o->args[i]);
 	sbx_keyplan *p = NULL;
-	if (!rc && sbx_keydesign_plan(d, conds, (size_t)o->nargs, &p))
+	if (!rc && sbx_keydesign_plan(&p, d, conds, (size_t)o->nargs))
 		rc = fail("%s", sbx_errmsg());
 	if (!rc && o->json) {
 		json_t *j = json_object();

@@ -389,7 +389,7 @@ static int export_cmd(sbx_db *db, const reg_opts *o)
 	}
 	sbx_split_policy pol, def;
 	sbx_split_policy_init(&def);
-	bool has_pol = !sbx_table_get_split_policy(db, o->table, &pol);
+	bool has_pol = !sbx_table_get_split_policy(&pol, db, o->table);
 	sbx_buf b = {0};
 	char tmp[512];
 	snprintf(tmp, sizeof tmp, "create '%s'", info->name);

@@ -469,7 +469,7 @@ int shell_cmd_exists(shell *sh, const sbx_shell_cmd *c)
 	bool exists;
 	if (shell_text(sh, &c->args[0], "table name", &table))
 		return -1;
-	int rc = sbx_table_exists(sh->db, table, &exists);
+	int rc = sbx_table_exists(&exists, sh->db, table);
 	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
 	fprintf(sh->out, "Table %s does %sexist\n", table,
@@ -562,7 +562,7 @@ static int enabled_query(shell *sh, const sbx_shell_cmd *c, bool want)
 	bool enabled;
 	if (shell_text(sh, &c->args[0], "table name", &table))
 		return -1;
-	int rc = sbx_table_is_enabled(sh->db, table, &enabled);
+	int rc = sbx_table_is_enabled(&enabled, sh->db, table);
 	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
 	const char *answer = enabled == want ? "true" : "false";

@@ -36,7 +36,7 @@ static int apply(shell *sh, row_target *rt, sbx_mutation *m, int rc,
 		 sbx_result **res)
 {
 	if (!rc)
-		rc = sbx_table_mutate(rt->t, m, res);
+		rc = sbx_table_mutate(res, rt->t, m);
 	sbx_mutation_free(m);
 	return rc ? shell_lib_fail(sh, rc, NULL) : 0;
 }

@@ -358,7 +358,7 @@ int shell_alter_table_attrs(shell *sh, const char *table,
 {
 	shell_table_setup ts;
 	shell_table_setup_init(&ts);
-	int rc = sbx_table_get_split_policy(sh->db, table, &ts.policy);
+	int rc = sbx_table_get_split_policy(&ts.policy, sh->db, table);
 	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
 	int ret = 0;

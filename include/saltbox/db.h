@@ -160,7 +160,7 @@ void sbx_table_info_free(sbx_table_info *info);
 int sbx_table_create(sbx_db *db, const char *name,
 		     const sbx_family_desc *families, size_t nfamilies);
 
-int sbx_table_exists(sbx_db *db, const char *name, bool *exists);
+int sbx_table_exists(bool *exists, sbx_db *db, const char *name);
 int sbx_table_describe(sbx_table_info **out, sbx_db *db, const char *name);
 /* All tables (every namespace), sorted, as "ns:t" except the default
  * namespace which is bare. NULL-terminated; sbx_strv_free(). */
@@ -174,7 +174,7 @@ int sbx_table_delete_family(sbx_db *db, const char *table, const char *family);
 
 int sbx_table_disable(sbx_db *db, const char *name);
 int sbx_table_enable(sbx_db *db, const char *name);
-int sbx_table_is_enabled(sbx_db *db, const char *name, bool *enabled);
+int sbx_table_is_enabled(bool *enabled, sbx_db *db, const char *name);
 /* Remove all data, keep the schema (HBase truncate). Table must exist. */
 int sbx_table_truncate(sbx_db *db, const char *name);
 /* Drop a table; as HBase, it must be disabled first (SBX_ENOTDISABLED). */

@@ -77,8 +77,8 @@ int sbx_table_create_presplit(sbx_db *db, const char *name,
 
 int sbx_table_set_split_policy(sbx_db *db, const char *table,
 			       const sbx_split_policy *p);
-int sbx_table_get_split_policy(sbx_db *db, const char *table,
-			       sbx_split_policy *p);
+int sbx_table_get_split_policy(sbx_split_policy *p, sbx_db *db,
+			       const char *table);
 
 /* Cumulative per-region counters, HBase's RegionMetrics names. */
 typedef struct sbx_region_metrics {

@@ -105,11 +105,11 @@ typedef enum sbx_hash_algo {
 size_t sbx_hash_size(sbx_hash_algo algo);
 /* Hash data into out (sbx_hash_size(algo) bytes). `seed` is ignored by MD5;
  * MurmurHash3 uses its low 32 bits. */
-int sbx_hash(sbx_hash_algo algo, uint64_t seed, const void *data, size_t len,
-	     uint8_t *out);
+int sbx_hash(uint8_t *out, sbx_hash_algo algo, uint64_t seed, const void *data,
+	     size_t len);
 uint32_t sbx_murmur3_32(const void *data, size_t len, uint32_t seed);
-void sbx_murmur3_128(const void *data, size_t len, uint32_t seed,
-		     uint64_t out[2]);
+void sbx_murmur3_128(uint64_t out[2], const void *data, size_t len,
+		     uint32_t seed);
 
 /* Phoenix salt bucket: abs(h % buckets) with h = 1, h = 31*h + b over the
  * signed bytes, 32-bit wrap-around (Java Arrays.hashCode). buckets 1..256.
@@ -173,15 +173,15 @@ typedef struct sbx_keyvalue {
 /* Encode a record into a row key appended to `out`. Every field the design
  * uses (including inputs of hashes) must be given exactly once, and no
  * other. Salts and hashes are computed. */
-int sbx_keydesign_encode(const sbx_keydesign *d, const sbx_keyvalue *values,
-			 size_t n, sbx_buf *out);
+int sbx_keydesign_encode(sbx_buf *out, const sbx_keydesign *d,
+			 const sbx_keyvalue *values, size_t n);
 
 /* A decoded key: the fields in key order, then hash inputs that are not in
  * the key are absent. Salts and hashes appear under their element names
  * ("salt", "md5", ...) with their text (bucket number, hex digest). */
 typedef struct sbx_keyrecord sbx_keyrecord;
-int sbx_keydesign_decode(const sbx_keydesign *d, const uint8_t *key,
-			 size_t len, sbx_keyrecord **out);
+int sbx_keydesign_decode(sbx_keyrecord **out, const sbx_keydesign *d,
+			 const uint8_t *key, size_t len);
 size_t sbx_keyrecord_count(const sbx_keyrecord *r);
 /* Borrowed, NUL-terminated, valid until sbx_keyrecord_free(). Binary
  * values (`bytes` fields) are hex. */
@@ -224,17 +224,17 @@ typedef struct sbx_keyelem_info {
 } sbx_keyelem_info;
 
 size_t sbx_keydesign_elem_count(const sbx_keydesign *d);
-int sbx_keydesign_elem(const sbx_keydesign *d, size_t i,
-		       sbx_keyelem_info *info);
+int sbx_keydesign_elem(sbx_keyelem_info *info, const sbx_keydesign *d,
+		       size_t i);
 /* Whole-key lengths in bytes (max may be SBX_KEYLEN_UNBOUNDED). */
-void sbx_keydesign_length(const sbx_keydesign *d, size_t *min,
-			  size_t *typical, size_t *max);
+void sbx_keydesign_length(size_t *min, size_t *typical, size_t *max,
+			  const sbx_keydesign *d);
 /* Salt bucket count, 0 if unsalted. */
 int sbx_keydesign_buckets(const sbx_keydesign *d);
 /* One sentence on the order rows sort in (owned by the design). */
 const char *sbx_keydesign_order(const sbx_keydesign *d);
 /* Append a human-readable explanation (layout table, lengths, order). */
-int sbx_keydesign_explain(const sbx_keydesign *d, sbx_buf *out);
+int sbx_keydesign_explain(sbx_buf *out, const sbx_keydesign *d);
 
 /* --- plan --- */
 
@@ -284,8 +284,8 @@ typedef struct sbx_keyplan {
 	bool point;           /* the conditions give a whole key (a Get) */
 } sbx_keyplan;
 
-int sbx_keydesign_plan(const sbx_keydesign *d, const sbx_keycond *conds,
-		       size_t n, sbx_keyplan **out);
+int sbx_keydesign_plan(sbx_keyplan **out, const sbx_keydesign *d,
+		       const sbx_keycond *conds, size_t n);
 void sbx_keyplan_free(sbx_keyplan *plan);
 
 /* --- lint --- */
@@ -308,7 +308,7 @@ typedef struct sbx_keylint {
 	sbx_lint_finding *findings;
 } sbx_keylint;
 
-int sbx_keydesign_lint(const sbx_keydesign *d, sbx_keylint **out);
+int sbx_keydesign_lint(sbx_keylint **out, const sbx_keydesign *d);
 void sbx_keylint_free(sbx_keylint *report);
 
 /* Row keys as HBase prints them (Bytes.toStringBinary): printable ASCII

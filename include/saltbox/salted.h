@@ -42,7 +42,7 @@ int sbx_table_get_record(sbx_result **out, sbx_table *t,
 /* Split keys that give each salt bucket of a salted design its own region
  * (the start of buckets 1..N-1, as Phoenix pre-splits SALT_BUCKETS), for
  * sbx_table_create_presplit. SBX_EINVAL if the design is not salted. */
-int sbx_keydesign_split_keys(const sbx_keydesign *d, sbx_split_keys *out);
+int sbx_keydesign_split_keys(sbx_split_keys *out, const sbx_keydesign *d);
 
 #ifdef __cplusplus
 }

@@ -86,16 +86,16 @@ int sbx_mutation_append(sbx_mutation *m, const char *family,
  * receives the new cells (caller frees with sbx_result_free()).
  * Nothing is written if any part is invalid.
  */
-int sbx_table_mutate(sbx_table *t, const sbx_mutation *m,
-		     sbx_result **out_result);
+int sbx_table_mutate(sbx_result **out_result, sbx_table *t,
+		     const sbx_mutation *m);
 
 /*
  * Apply n mutations (HBase Table.batch): each row atomically, not across
  * rows. statuses (may be NULL) receives one status per mutation. Returns
  * SBX_OK if all succeeded, else the first error.
  */
-int sbx_table_batch(sbx_table *t, sbx_mutation *const *ms, size_t n,
-		    int *statuses);
+int sbx_table_batch(int *statuses, sbx_table *t, sbx_mutation *const *ms,
+		    size_t n);
 
 /*
  * A check for check-and-mutate: compares the newest visible value of
@@ -114,9 +114,9 @@ typedef struct sbx_check {
 
 /* Atomically: if the check passes, apply m (same row as the check, else
  * SBX_EINVAL). *succeeded tells whether it was applied. */
-int sbx_table_check_and_mutate(sbx_table *t, const void *row, size_t row_len,
-			       const sbx_check *check, const sbx_mutation *m,
-			       bool *succeeded, sbx_result **out_result);
+int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
+			       sbx_table *t, const void *row, size_t row_len,
+			       const sbx_check *check, const sbx_mutation *m);
 
 /* ---- results ------------------------------------------------------------- */
 
@@ -185,8 +185,9 @@ typedef struct sbx_scan_opts {
 
 void sbx_scan_opts_init(sbx_scan_opts *o);
 /* Set start/stop for a prefix scan as Scan.setStartStopRowForPrefixScan. The
- * computed stop row is stored in `stop_buf` (caller-provided, at least
- * prefix_len bytes, must outlive the scanner). */
+ * computed stop row is written to `stop_buf` (caller-provided, at least
+ * prefix_len bytes); o then points at `prefix` and `stop_buf`, so both must
+ * stay valid until sbx_scanner_open() returns, which copies the bounds. */
 void sbx_scan_opts_set_prefix(sbx_scan_opts *o, const void *prefix,
 			      size_t prefix_len, uint8_t *stop_buf);
 

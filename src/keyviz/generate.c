@@ -91,7 +91,7 @@ bool kv_design_uses(const sbx_keydesign *design, const char *name)
 	size_t n = sbx_keydesign_elem_count(design);
 	for (size_t i = 0; i < n; i++) {
 		sbx_keyelem_info e;
-		if (sbx_keydesign_elem(design, i, &e))
+		if (sbx_keydesign_elem(&e, design, i))
 			continue;
 		if (e.kind == SBX_KEYELEM_FIELD && !strcmp(e.name, name))
 			return true;
@@ -181,7 +181,7 @@ int sbx_workload_iter_new(sbx_workload_iter **out, const sbx_workload *w,
 		size_t n = sbx_keydesign_elem_count(design);
 		for (size_t i = 0; i < n && !rc; i++) {
 			sbx_keyelem_info e;
-			if (sbx_keydesign_elem(design, i, &e) ||
+			if (sbx_keydesign_elem(&e, design, i) ||
 			    e.kind != SBX_KEYELEM_FIELD)
 				continue;
 			bool found = false;
@@ -325,7 +325,7 @@ static int gen_record(sbx_workload_iter *it, uint64_t k)
 		it->kv[j].value = it->vals[fi];
 	}
 	sbx_buf_clear(&it->key);
-	return sbx_keydesign_encode(it->d, it->kv, it->nused, &it->key);
+	return sbx_keydesign_encode(&it->key, it->d, it->kv, it->nused);
 }
 
 static uint64_t pick_existing(sbx_workload_iter *it)
@@ -392,7 +392,7 @@ static int trace_record(sbx_workload_iter *it, const kv_trace_op *t)
 		s = end ? e : e + 1;
 	}
 	sbx_buf_clear(&it->key);
-	rc = sbx_keydesign_encode(it->d, it->tkv, n, &it->key);
+	rc = sbx_keydesign_encode(&it->key, it->d, it->tkv, n);
 	if (rc)
 		return sbx_error_set(rc, "trace line %d: %s", t->line,
 				     sbx_errmsg());

@@ -329,7 +329,7 @@ static void do_scan(sim *s, const sbx_workload_op *op)
 		s->conds[i].value_len = v->value_len;
 	}
 	sbx_keyplan *plan;
-	if (sbx_keydesign_plan(s->d, s->conds, w->nscan_fields, &plan)) {
+	if (sbx_keydesign_plan(&plan, s->d, s->conds, w->nscan_fields)) {
 		full_scan(s);
 		return;
 	}
@@ -575,7 +575,7 @@ static int presplit(sim *s)
 			return sbx_error_set(SBX_EINVAL,
 				"presplit salt: design '%s' has no salt buckets",
 				s->d ? sbx_keydesign_name(s->d) : "raw");
-		if ((rc = sbx_keydesign_plan(s->d, NULL, 0, &plan)))
+		if ((rc = sbx_keydesign_plan(&plan, s->d, NULL, 0)))
 			return rc;
 		owned = calloc(plan->count, sizeof *owned);
 		if (!owned) {

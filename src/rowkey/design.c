@@ -778,7 +778,7 @@ int kd_hash_bytes(const kd_elem *e, const uint8_t *in, size_t n,
 		  sbx_buf *out)
 {
 	uint8_t digest[16];
-	int rc = sbx_hash(e->algo, e->seed, in, n, digest);
+	int rc = sbx_hash(digest, e->algo, e->seed, in, n);
 	if (rc)
 		return rc;
 	if (e->hash_fmt == HASH_RAW)
@@ -849,8 +849,8 @@ static int element_input(const sbx_keydesign *d, const kd_elem *e,
 	return SBX_OK;
 }
 
-int sbx_keydesign_encode(const sbx_keydesign *d, const sbx_keyvalue *values,
-			 size_t n, sbx_buf *out)
+int sbx_keydesign_encode(sbx_buf *out, const sbx_keydesign *d,
+			 const sbx_keyvalue *values, size_t n)
 {
 	if (!d || !out || (n && !values))
 		return sbx_error_set(SBX_EINVAL, "NULL argument to encode");
@@ -1258,8 +1258,8 @@ static int verify(const sbx_keydesign *d, const uint8_t *key, size_t len,
 	return rc;
 }
 
-int sbx_keydesign_decode(const sbx_keydesign *d, const uint8_t *key,
-			 size_t len, sbx_keyrecord **out)
+int sbx_keydesign_decode(sbx_keyrecord **out, const sbx_keydesign *d,
+			 const uint8_t *key, size_t len)
 {
 	*out = NULL;
 	if (!d || (!key && len))

@@ -92,8 +92,7 @@ size_t sbx_keydesign_elem_count(const sbx_keydesign *d)
 	return d ? d->n_elems : 0;
 }
 
-int sbx_keydesign_elem(const sbx_keydesign *d, size_t i,
-		       sbx_keyelem_info *info)
+int sbx_keydesign_elem(sbx_keyelem_info *info, const sbx_keydesign *d, size_t i)
 {
 	if (!d || !info || i >= d->n_elems)
 		return sbx_error_set(SBX_EINVAL, "no element %zu", i);
@@ -115,8 +114,8 @@ int sbx_keydesign_elem(const sbx_keydesign *d, size_t i,
 	return SBX_OK;
 }
 
-void sbx_keydesign_length(const sbx_keydesign *d, size_t *min,
-			  size_t *typical, size_t *max)
+void sbx_keydesign_length(size_t *min, size_t *typical, size_t *max,
+			  const sbx_keydesign *d)
 {
 	size_t a = 0, b = 0, c = 0;
 	for (size_t i = 0; d && i < d->n_elems; i++) {
@@ -169,7 +168,7 @@ static void len_text(char *out, size_t n, size_t v)
 		snprintf(out, n, "%zu", v);
 }
 
-int sbx_keydesign_explain(const sbx_keydesign *d, sbx_buf *out)
+int sbx_keydesign_explain(sbx_buf *out, const sbx_keydesign *d)
 {
 	size_t start = out->len;
 	int rc = sbx_buf_printf(out, "design %s\n  %s\n\n", d->name, d->text);
@@ -179,7 +178,7 @@ int sbx_keydesign_explain(const sbx_keydesign *d, sbx_buf *out)
 			     "layout");
 	for (size_t i = 0; !rc && i < d->n_elems; i++) {
 		sbx_keyelem_info info;
-		sbx_keydesign_elem(d, i, &info);
+		sbx_keydesign_elem(&info, d, i);
 		char name[80], bytes[32], off[24], mx[16];
 		if (info.kind == SBX_KEYELEM_LITERAL) {
 			sbx_buf q = {0};
@@ -207,7 +206,7 @@ int sbx_keydesign_explain(const sbx_keydesign *d, sbx_buf *out)
 				     order_word(info.order), info.layout);
 	}
 	size_t mn, typ, mx;
-	sbx_keydesign_length(d, &mn, &typ, &mx);
+	sbx_keydesign_length(&mn, &typ, &mx, d);
 	char mxs[16];
 	len_text(mxs, sizeof mxs, mx);
 	if (!rc && mn == mx)

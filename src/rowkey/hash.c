@@ -88,8 +88,8 @@ uint32_t sbx_murmur3_32(const void *data, size_t len, uint32_t seed)
 	return fmix32(h1);
 }
 
-void sbx_murmur3_128(const void *data, size_t len, uint32_t seed,
-		     uint64_t out[2])
+void sbx_murmur3_128(uint64_t out[2], const void *data, size_t len,
+		     uint32_t seed)
 {
 	const uint8_t *p = data;
 	const uint64_t c1 = UINT64_C(0x87c37b91114253d5);
@@ -167,8 +167,8 @@ static void store_le(uint8_t *out, uint64_t v, int n)
 		out[i] = (uint8_t)(v >> (8 * i));
 }
 
-int sbx_hash(sbx_hash_algo algo, uint64_t seed, const void *data, size_t len,
-	     uint8_t *out)
+int sbx_hash(uint8_t *out, sbx_hash_algo algo, uint64_t seed, const void *data,
+	     size_t len)
 {
 	switch (algo) {
 	case SBX_HASH_MD5: {
@@ -183,7 +183,7 @@ int sbx_hash(sbx_hash_algo algo, uint64_t seed, const void *data, size_t len,
 		return SBX_OK;
 	case SBX_HASH_MURMUR3_128: {
 		uint64_t h[2];
-		sbx_murmur3_128(data, len, (uint32_t)seed, h);
+		sbx_murmur3_128(h, data, len, (uint32_t)seed);
 		store_le(out, h[0], 8);
 		store_le(out + 8, h[1], 8);
 		return SBX_OK;

@@ -225,7 +225,7 @@ static void rule_scans(linter *l)
 static void rule_length(linter *l)
 {
 	size_t mn, typ, mx;
-	sbx_keydesign_length(l->d, &mn, &typ, &mx);
+	sbx_keydesign_length(&mn, &typ, &mx, l->d);
 	bool fixed = mn == mx;
 	if (fixed && mx > IDEAL_KEY_BYTES)
 		report(l, "key-too-long",
@@ -351,7 +351,7 @@ static void rule_unpadded(linter *l)
 	}
 }
 
-int sbx_keydesign_lint(const sbx_keydesign *d, sbx_keylint **out)
+int sbx_keydesign_lint(sbx_keylint **out, const sbx_keydesign *d)
 {
 	*out = NULL;
 	if (!d)

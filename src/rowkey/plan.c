@@ -226,7 +226,7 @@ static int point_key(const sbx_keydesign *d, const cond_set *cs,
 		vals[f].value = cval(cs->eq[f]);
 		vals[f].value_len = cs->eq[f]->value_len;
 	}
-	int rc = sbx_keydesign_encode(d, vals, d->n_fields, key);
+	int rc = sbx_keydesign_encode(key, d, vals, d->n_fields);
 	free(vals);
 	return rc;
 }
@@ -341,7 +341,8 @@ static int plan_walk(const sbx_keydesign *d, cond_set *cs, sbx_keyplan *plan)
 			int bucket = -1;
 			if (!rc && salt_el) {
 				sbx_keyrecord *r = NULL;
-				rc = sbx_keydesign_decode(d, key.data, key.len, &r);
+				rc = sbx_keydesign_decode(&r, d, key.data,
+							  key.len);
 				if (!rc)
 					bucket = atoi(sbx_keyrecord_value(r, 0));
 				sbx_keyrecord_free(r);
@@ -406,8 +407,8 @@ out:
 	return rc;
 }
 
-int sbx_keydesign_plan(const sbx_keydesign *d, const sbx_keycond *conds,
-		       size_t n, sbx_keyplan **out)
+int sbx_keydesign_plan(sbx_keyplan **out, const sbx_keydesign *d,
+		       const sbx_keycond *conds, size_t n)
 {
 	*out = NULL;
 	if (!d || (n && !conds))

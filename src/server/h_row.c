@@ -255,7 +255,7 @@ static void put_cellset(rest_request *rq, rest_response *rs, sbx_table *t,
 		}
 	}
 	if (rc == SBX_OK) {
-		rc = sbx_table_batch(t, ms, n, NULL);
+		rc = sbx_table_batch(NULL, t, ms, n);
 		if (rc)
 			rest_sbx_error(rs, rc);
 		else
@@ -344,7 +344,8 @@ static void check_put(rest_request *rq, rest_response *rs, sbx_table *t,
 						   : (const void *)"",
 				   chk->value.len};
 		bool ok = false;
-		rc = sbx_table_check_and_mutate(t, key, klen, &check, m, &ok, NULL);
+		rc = sbx_table_check_and_mutate(&ok, NULL, t, key, klen, &check,
+						m);
 		if (rc)
 			rest_sbx_error(rs, rc);
 		else
@@ -406,7 +407,8 @@ static void check_delete(rest_request *rq, rest_response *rs, sbx_table *t,
 						   : (const void *)"",
 				   chk->value.len};
 		bool ok = false;
-		rc = sbx_table_check_and_mutate(t, key, klen, &check, m, &ok, NULL);
+		rc = sbx_table_check_and_mutate(&ok, NULL, t, key, klen, &check,
+						m);
 		if (rc)
 			rest_sbx_error(rs, rc);
 		else
@@ -467,7 +469,7 @@ static void increment_append(rest_request *rq, rest_response *rs, sbx_table *t,
 	}
 	sbx_result *res = NULL;
 	if (rc == SBX_OK) {
-		rc = sbx_table_mutate(t, m, &res);
+		rc = sbx_table_mutate(&res, t, m);
 		if (rc)
 			rest_sbx_error(rs, rc);
 	}
@@ -554,7 +556,7 @@ static void row_delete(rest_request *rq, rest_response *rs, sbx_table *t)
 						 c->qualifier_len, ts);
 	}
 	if (rc == SBX_OK)
-		rc = sbx_table_mutate(t, m, NULL);
+		rc = sbx_table_mutate(NULL, t, m);
 	if (rc == SBX_EINVAL && spec->ncolumns)
 		rest_error(rs, 404, "%s", sbx_errmsg());
 	else if (rc)

@@ -207,8 +207,8 @@ static void schema_put_post(rest_request *rq, rest_response *rs)
 							err)))
 			rest_error(rs, 400, "%s", err);
 	bool exists = false;
-	if (rc == SBX_OK && (rc = sbx_table_exists(rq->srv->db, rq->route.table,
-						   &exists)))
+	if (rc == SBX_OK &&
+	    (rc = sbx_table_exists(&exists, rq->srv->db, rq->route.table)))
 		rest_sbx_error(rs, rc);
 	if (rc == SBX_OK && !exists) {
 		rc = sbx_table_create(rq->srv->db, rq->route.table, descs,
@@ -267,7 +267,7 @@ void h_exists(rest_request *rq, rest_response *rs)
 	if (!rest_allow(rq, rs, ALLOW_GET))
 		return;
 	bool exists = false;
-	int rc = sbx_table_exists(rq->srv->db, rq->route.table, &exists);
+	int rc = sbx_table_exists(&exists, rq->srv->db, rq->route.table);
 	if (rc && rc != SBX_EINVAL && rc != SBX_ENOTFOUND)
 		return rest_sbx_error(rs, rc);
 	if (!exists)

@@ -241,7 +241,7 @@ int sbx_table_create_presplit(sbx_db *db, const char *name,
 			return rc_;                                          \
 	} while (0)
 
-int sbx_table_exists(sbx_db *db, const char *name, bool *exists)
+int sbx_table_exists(bool *exists, sbx_db *db, const char *name)
 {
 	*exists = false;
 	CHECK_TABLE_NAME(name);
@@ -287,7 +287,7 @@ int sbx_table_enable(sbx_db *db, const char *name)
 	return db->ops->table_set_enabled(db->impl, name, true);
 }
 
-int sbx_table_is_enabled(sbx_db *db, const char *name, bool *enabled)
+int sbx_table_is_enabled(bool *enabled, sbx_db *db, const char *name)
 {
 	*enabled = false;
 	CHECK_TABLE_NAME(name);
@@ -681,8 +681,8 @@ int sbx_mutation_append(sbx_mutation *m, const char *family,
 	return rc;
 }
 
-int sbx_table_mutate(sbx_table *t, const sbx_mutation *m,
-		     sbx_result **out_result)
+int sbx_table_mutate(sbx_result **out_result, sbx_table *t,
+		     const sbx_mutation *m)
 {
 	if (out_result)
 		*out_result = NULL;
@@ -691,8 +691,8 @@ int sbx_table_mutate(sbx_table *t, const sbx_mutation *m,
 	return t->db->ops->mutate(t->impl, m, out_result);
 }
 
-int sbx_table_batch(sbx_table *t, sbx_mutation *const *ms, size_t n,
-		    int *statuses)
+int sbx_table_batch(int *statuses, sbx_table *t, sbx_mutation *const *ms,
+		    size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!ms[i] || ms[i]->nops == 0) {
@@ -706,9 +706,9 @@ int sbx_table_batch(sbx_table *t, sbx_mutation *const *ms, size_t n,
 	return t->db->ops->batch(t->impl, ms, n, statuses);
 }
 
-int sbx_table_check_and_mutate(sbx_table *t, const void *row, size_t row_len,
-			       const sbx_check *check, const sbx_mutation *m,
-			       bool *succeeded, sbx_result **out_result)
+int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
+			       sbx_table *t, const void *row, size_t row_len,
+			       const sbx_check *check, const sbx_mutation *m)
 {
 	*succeeded = false;
 	if (out_result)

@@ -162,8 +162,8 @@ int sbx_table_set_split_policy(sbx_db *db, const char *table,
 	return db->ops->set_split_policy(db->impl, table, p);
 }
 
-int sbx_table_get_split_policy(sbx_db *db, const char *table,
-			       sbx_split_policy *p)
+int sbx_table_get_split_policy(sbx_split_policy *p, sbx_db *db,
+			       const char *table)
 {
 	CHECK_NAME(table);
 	return db->ops->get_split_policy(db->impl, table, p);

@@ -262,14 +262,14 @@ int sbx_table_get_record(sbx_result **out, sbx_table *t,
 {
 	*out = NULL;
 	sbx_buf key = {0};
-	int rc = sbx_keydesign_encode(d, values, n, &key);
+	int rc = sbx_keydesign_encode(&key, d, values, n);
 	if (!rc)
 		rc = sbx_table_get(out, t, key.data, key.len, opts);
 	sbx_buf_free(&key);
 	return rc;
 }
 
-int sbx_keydesign_split_keys(const sbx_keydesign *d, sbx_split_keys *out)
+int sbx_keydesign_split_keys(sbx_split_keys *out, const sbx_keydesign *d)
 {
 	memset(out, 0, sizeof *out);
 	if (sbx_keydesign_buckets(d) < 2)
@@ -278,7 +278,7 @@ int sbx_keydesign_split_keys(const sbx_keydesign *d, sbx_split_keys *out)
 				     "buckets to pre-split on",
 				     sbx_keydesign_name(d));
 	sbx_keyplan *plan;
-	int rc = sbx_keydesign_plan(d, NULL, 0, &plan);
+	int rc = sbx_keydesign_plan(&plan, d, NULL, 0);
 	if (rc)
 		return rc;
 	out->keys = calloc(plan->count, sizeof *out->keys);
