@@ -15,19 +15,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* ---- the table API calls whose shapes are changing on main (out-params
- * first): one place to switch ------------------------------------------- */
-
 static inline int tx_cam(bool *ok, sbx_table *t, const void *row,
 			 size_t row_len, const sbx_check *c,
 			 const sbx_mutation *m)
 {
-	return sbx_table_check_and_mutate(t, row, row_len, c, m, ok, NULL);
-}
-
-static inline int tx_table_exists(bool *exists, sbx_db *db, const char *name)
-{
-	return sbx_table_exists(db, name, exists);
+	return sbx_table_check_and_mutate(ok, NULL, t, row, row_len, c, m);
 }
 
 /* ---- buffered operations ------------------------------------------------- */
