@@ -818,7 +818,7 @@ static void test_fault_after_commit_point(void)
 	size_t resolved, remaining;
 	CHECK_INT(sbx_txn_resolve_table(&resolved, &remaining, db, "acct", NULL),
 		  SBX_OK);
-	CHECK_INT(resolved, 1); /* c: the primary was rolled forward with b */
+	CHECK_INT(resolved, 2); /* a, and c rolled forward with it */
 	CHECK_INT(remaining, 0);
 	CHECK_STR(locks("acct"), "");
 	CHECK_STR(plain(tb, "a"), "a/cf:v=90;");

@@ -220,8 +220,10 @@ const char *sbx_txn_resolution_name(sbx_txn_resolution r);
 int sbx_txn_resolve(sbx_txn_resolution *out, sbx_db *db, const char *table,
 		    const void *row, size_t row_len,
 		    const sbx_txn_options *opts);
-/* The same for every lock in `table`: *resolved counts locks rolled
- * forward, back or reset, *remaining those left (not expired). Either
+/* The same for every lock sbx_txn_locks() lists in `table`: *resolved
+ * counts those no longer locked afterwards (rolled forward, back, reset,
+ * or resolved with another row of their transaction), *remaining those
+ * left: not expired, or garbage when reset_garbage_locks is off. Either
  * pointer may be NULL. */
 int sbx_txn_resolve_table(size_t *resolved, size_t *remaining, sbx_db *db,
 			  const char *table, const sbx_txn_options *opts);

@@ -398,10 +398,16 @@ int sbx_txn_resolve_table(size_t *resolved, size_t *remaining, sbx_db *db,
 	rc = tx_tables_get(&t, &ts, table, strlen(table));
 	for (size_t i = 0; rc == SBX_OK && i < n; i++) {
 		sbx_txn_resolution how;
+		if (v[i].state == SBX_TXN_LOCK_GARBAGE && !opts->reset_garbage_locks) {
+			left++; /* reported by sbx_txn_locks, left alone */
+			continue;
+		}
 		rc = resolve_row(&how, &ts, t, v[i].row, v[i].row_len, opts);
+		/* UNLOCKED: gone already, resolved with an earlier row's
+		 * transaction (or by another client) */
 		if (rc == SBX_OK && how == SBX_TXN_NOT_EXPIRED)
 			left++;
-		else if (rc == SBX_OK && how != SBX_TXN_UNLOCKED)
+		else if (rc == SBX_OK)
 			done++;
 	}
 	tx_tables_free(&ts);
