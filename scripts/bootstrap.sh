@@ -12,6 +12,7 @@ PACKAGES=(
   libsqlite3-dev liblmdb-dev
   clang libclang-rt-14-dev
   curl wrk nginx-light libxml2-utils
+  python3  # scripts/check-layers.py (ctest: layers)
   chromium  # headless browser for the /ui test (tests/test_ui.sh)
 )
 

@@ -18,6 +18,19 @@ flags=$(pkg-config --cflags --libs saltbox)
 extra=""
 asan=$(nm -A "$work"/prefix/lib*/libsaltbox.a 2>/dev/null | grep -c __asan_ || true)
 [ "${asan:-0}" -gt 0 ] && extra="-fsanitize=address,undefined"
+# only the public API is global in the archive (sanitizer runtime hooks aside)
+leaked=$(nm -g --defined-only "$work"/prefix/lib*/libsaltbox.a |
+	awk 'NF == 3 && $3 !~ /^sbx_/ && $3 !~ /^__(asan|ubsan|odr_asan|sancov)/ {print $3}' |
+	head -5)
+if [ -n "$leaked" ]; then
+	echo "libsaltbox.a exports internal symbols: $leaked" >&2
+	exit 1
+fi
+# an embedding program needs neither libmicrohttpd nor expat
+if pkg-config --print-requires saltbox | grep -Eq 'microhttpd|expat'; then
+	echo "saltbox.pc requires the server's libraries" >&2
+	exit 1
+fi
 cc -std=c11 $extra -o "$work/tour" "$src/examples/api_tour.c" $flags -lstdc++
 "$work/tour" "$work/data" | grep -q "claimed: yes"
 "$work/prefix/bin/saltbox" --version

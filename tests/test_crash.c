@@ -76,12 +76,18 @@ static void test_kill9_during_writes(void)
 			child_writer(dir, p[1], next);
 		}
 		close(p[1]);
-		usleep(100000 + (useconds_t)(rand() % 300000));
+		/* kill at a random point once the writer is under way (a busy
+		 * machine may take a while to start it) */
+		long acked = next - 1, v;
+		for (int got = 0; got < 8 &&
+				  read(p[0], &v, sizeof v) == sizeof v;
+		     got++)
+			acked = v;
+		usleep((useconds_t)(rand() % 300000));
 		kill(pid, SIGKILL);
 		int status;
 		waitpid(pid, &status, 0);
 		CHECK(WIFSIGNALED(status));
-		long acked = next - 1, v;
 		while (read(p[0], &v, sizeof v) == sizeof v)
 			acked = v;
 		close(p[0]);

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("saltbox 0.1.0\n");
+		printf("saltbox %s\n", sbx_version());
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)

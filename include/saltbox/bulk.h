@@ -27,7 +27,7 @@ typedef struct sbx_bulk_writer sbx_bulk_writer;
  * not exist yet). The families' attributes (block size, compression,
  * bloom filter) shape the files. On success *out is owned by the caller:
  * sbx_bulk_writer_finish() or sbx_bulk_writer_abort(). */
-int sbx_bulk_writer_open(sbx_bulk_writer **out, sbx_db *db, const char *table,
+SBX_API int sbx_bulk_writer_open(sbx_bulk_writer **out, sbx_db *db, const char *table,
 			 const char *dir);
 
 /* Add one put. Within each family, cells must come in HBase's order: row
@@ -36,19 +36,19 @@ int sbx_bulk_writer_open(sbx_bulk_writer **out, sbx_db *db, const char *table,
  * nothing (the writer stays usable). SBX_LATEST_TIMESTAMP means the time
  * the writer was opened. Rows are limited to SBX_MAX_ROW_LENGTH bytes and
  * cells to the database's max_cell_size (SBX_ETOOLARGE). */
-int sbx_bulk_writer_put(sbx_bulk_writer *w, const void *row, size_t row_len,
+SBX_API int sbx_bulk_writer_put(sbx_bulk_writer *w, const void *row, size_t row_len,
 			const char *family, const void *qualifier,
 			size_t qualifier_len, int64_t ts, const void *value,
 			size_t value_len);
 
 /* Cells added so far. */
-uint64_t sbx_bulk_writer_count(const sbx_bulk_writer *w);
+SBX_API uint64_t sbx_bulk_writer_count(const sbx_bulk_writer *w);
 
 /* Close the files; the writer is freed whatever the result. */
-int sbx_bulk_writer_finish(sbx_bulk_writer *w);
+SBX_API int sbx_bulk_writer_finish(sbx_bulk_writer *w);
 
 /* Free the writer and remove what it wrote. NULL is ignored. */
-void sbx_bulk_writer_abort(sbx_bulk_writer *w);
+SBX_API void sbx_bulk_writer_abort(sbx_bulk_writer *w);
 
 /* completebulkload: load every file under dir/<family>/ into `table`
  * (enabled). The files are moved into the database (dir keeps nothing it
@@ -56,7 +56,7 @@ void sbx_bulk_writer_abort(sbx_bulk_writer *w);
  * one of the table's families (else SBX_ENOFAMILY and nothing is loaded). Loaded cells count as any other: their timestamps
  * decide versions, and markers already in the table mask them by HBase's
  * rules. */
-int sbx_table_bulk_load(sbx_db *db, const char *table, const char *dir);
+SBX_API int sbx_table_bulk_load(sbx_db *db, const char *table, const char *dir);
 
 #ifdef __cplusplus
 }

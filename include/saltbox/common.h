@@ -21,6 +21,18 @@
 extern "C" {
 #endif
 
+/* SBX_API marks every function of the public API. The library is built with
+ * hidden visibility and its installed archive keeps only these symbols
+ * global, so no internal name can collide with an embedding program's. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SBX_API __attribute__((visibility("default")))
+#else
+#define SBX_API
+#endif
+
+/* The library's version, "MAJOR.MINOR.PATCH" (a static string). */
+SBX_API const char *sbx_version(void);
+
 /* Status codes. Positive values are not errors. */
 enum {
 	SBX_OK = 0,
@@ -49,10 +61,10 @@ enum {
  * string is owned by the library and valid until the next failing call on
  * the same thread.
  */
-const char *sbx_errmsg(void);
+SBX_API const char *sbx_errmsg(void);
 
 /* A short constant name for a status code, e.g. "SBX_ENOTFOUND". */
-const char *sbx_strerror(int code);
+SBX_API const char *sbx_strerror(int code);
 
 /* HBase's "latest timestamp": ask the server to assign the time. */
 #define SBX_LATEST_TIMESTAMP INT64_MAX
@@ -96,7 +108,7 @@ typedef struct sbx_buf {
 	size_t cap;
 } sbx_buf;
 
-void sbx_buf_free(sbx_buf *buf);
+SBX_API void sbx_buf_free(sbx_buf *buf);
 
 /* HBase compare operators, as CompareOperator. */
 typedef enum sbx_compare_op {

@@ -41,13 +41,13 @@ typedef struct sbx_db_options {
 } sbx_db_options;
 
 /* Fill *opts with the defaults above. */
-void sbx_db_options_init(sbx_db_options *opts);
+SBX_API void sbx_db_options_init(sbx_db_options *opts);
 
 /*
  * Open (or create) the embedded database in directory `path`. `opts` may be
  * NULL for defaults. On success *out is owned by the caller: sbx_db_close().
  */
-int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *opts);
+SBX_API int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *opts);
 
 /*
  * Connect to an HBase REST gateway ("http://host:port": a real HBase
@@ -68,24 +68,24 @@ int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *opts);
  * puts, in that order): each is atomic, the whole is not. Truncate is drop
  * and re-create (region boundaries are not kept); drop needs no disable.
  */
-int sbx_db_connect(sbx_db **out, const char *url);
+SBX_API int sbx_db_connect(sbx_db **out, const char *url);
 
 /* Close and free. Tables and scanners opened from db must be closed first. */
-void sbx_db_close(sbx_db *db);
+SBX_API void sbx_db_close(sbx_db *db);
 
 /* ---- namespaces ---------------------------------------------------------- */
 
 /* Create namespace `ns`. SBX_EEXISTS if present; SBX_EINVAL if the name is
  * not [A-Za-z0-9_]+ . "default" and "hbase" always exist. */
-int sbx_namespace_create(sbx_db *db, const char *ns);
+SBX_API int sbx_namespace_create(sbx_db *db, const char *ns);
 /* Drop an empty namespace (SBX_ENOTEMPTY if it holds tables; "default" and
  * "hbase" cannot be dropped). */
-int sbx_namespace_drop(sbx_db *db, const char *ns);
+SBX_API int sbx_namespace_drop(sbx_db *db, const char *ns);
 /* List namespaces in name order. *out is a NULL-terminated array owned by
  * the caller: sbx_strv_free(). */
-int sbx_namespace_list(char ***out, sbx_db *db);
+SBX_API int sbx_namespace_list(char ***out, sbx_db *db);
 /* Free a NULL-terminated string array returned by a *_list call. */
-void sbx_strv_free(char **v);
+SBX_API void sbx_strv_free(char **v);
 
 /* ---- table schema -------------------------------------------------------- */
 
@@ -134,13 +134,13 @@ typedef struct sbx_family_desc {
 
 /* Fill *f with HBase's defaults and the given name (truncated names are
  * rejected later by create/alter, never silently cut: returns SBX_EINVAL). */
-int sbx_family_desc_init(sbx_family_desc *f, const char *name);
+SBX_API int sbx_family_desc_init(sbx_family_desc *f, const char *name);
 
 /* Names of attributes, for describe output, e.g. "ROW", "FAST_DIFF". */
-const char *sbx_bloom_name(sbx_bloom b);
-const char *sbx_compression_name(sbx_compression c);
-const char *sbx_encoding_name(sbx_block_encoding e);
-const char *sbx_keep_deleted_name(sbx_keep_deleted k);
+SBX_API const char *sbx_bloom_name(sbx_bloom b);
+SBX_API const char *sbx_compression_name(sbx_compression c);
+SBX_API const char *sbx_encoding_name(sbx_block_encoding e);
+SBX_API const char *sbx_keep_deleted_name(sbx_keep_deleted k);
 
 /* What describe returns. Owned by the caller: sbx_table_info_free(). */
 typedef struct sbx_table_info {
@@ -150,43 +150,43 @@ typedef struct sbx_table_info {
 	sbx_family_desc *families; /* sorted by name */
 } sbx_table_info;
 
-void sbx_table_info_free(sbx_table_info *info);
+SBX_API void sbx_table_info_free(sbx_table_info *info);
 
 /*
  * Create table `name` ("table" or "ns:table") with `nfamilies` families.
  * Errors: SBX_EINVAL (bad table/family name, duplicate family, no family,
  * bad attribute), SBX_ENOTFOUND (namespace missing), SBX_EEXISTS.
  */
-int sbx_table_create(sbx_db *db, const char *name,
+SBX_API int sbx_table_create(sbx_db *db, const char *name,
 		     const sbx_family_desc *families, size_t nfamilies);
 
-int sbx_table_exists(bool *exists, sbx_db *db, const char *name);
-int sbx_table_describe(sbx_table_info **out, sbx_db *db, const char *name);
+SBX_API int sbx_table_exists(bool *exists, sbx_db *db, const char *name);
+SBX_API int sbx_table_describe(sbx_table_info **out, sbx_db *db, const char *name);
 /* All tables (every namespace), sorted, as "ns:t" except the default
  * namespace which is bare. NULL-terminated; sbx_strv_free(). */
-int sbx_table_list(char ***out, sbx_db *db);
+SBX_API int sbx_table_list(char ***out, sbx_db *db);
 
 /* Add a family, or modify an existing one (matched by name). */
-int sbx_table_alter_family(sbx_db *db, const char *table,
+SBX_API int sbx_table_alter_family(sbx_db *db, const char *table,
 			   const sbx_family_desc *family);
 /* Remove a family and its data. The last family cannot be removed. */
-int sbx_table_delete_family(sbx_db *db, const char *table, const char *family);
+SBX_API int sbx_table_delete_family(sbx_db *db, const char *table, const char *family);
 
-int sbx_table_disable(sbx_db *db, const char *name);
-int sbx_table_enable(sbx_db *db, const char *name);
-int sbx_table_is_enabled(bool *enabled, sbx_db *db, const char *name);
+SBX_API int sbx_table_disable(sbx_db *db, const char *name);
+SBX_API int sbx_table_enable(sbx_db *db, const char *name);
+SBX_API int sbx_table_is_enabled(bool *enabled, sbx_db *db, const char *name);
 /* Remove all data, keep the schema (HBase truncate). Table must exist. */
-int sbx_table_truncate(sbx_db *db, const char *name);
+SBX_API int sbx_table_truncate(sbx_db *db, const char *name);
 /* Drop a table; as HBase, it must be disabled first (SBX_ENOTDISABLED). */
-int sbx_table_drop(sbx_db *db, const char *name);
+SBX_API int sbx_table_drop(sbx_db *db, const char *name);
 
 /* ---- maintenance --------------------------------------------------------- */
 
 /* Flush memstores (RocksDB memtables) of the table to store files. */
-int sbx_table_flush(sbx_db *db, const char *name);
+SBX_API int sbx_table_flush(sbx_db *db, const char *name);
 /* Major compaction: rewrite all store files, dropping deleted, expired and
  * excess versions and the markers that may go. */
-int sbx_table_major_compact(sbx_db *db, const char *name);
+SBX_API int sbx_table_major_compact(sbx_db *db, const char *name);
 
 /* ---- snapshots (HBase's snapshot, list_snapshots, clone_snapshot,
  * restore_snapshot, delete_snapshot) ---------------------------------------
@@ -207,20 +207,20 @@ typedef struct sbx_snapshot_info {
 
 /* Snapshot `table` (enabled or disabled) as `snapshot`. SBX_EEXISTS if the
  * name is taken, SBX_ENOTFOUND if the table does not exist. */
-int sbx_snapshot_create(sbx_db *db, const char *table, const char *snapshot);
+SBX_API int sbx_snapshot_create(sbx_db *db, const char *table, const char *snapshot);
 /* Every snapshot, sorted by name; *out is owned by the caller:
  * sbx_snapshot_infos_free(). */
-int sbx_snapshot_list(sbx_snapshot_info **out, size_t *n, sbx_db *db);
-void sbx_snapshot_infos_free(sbx_snapshot_info *v, size_t n);
+SBX_API int sbx_snapshot_list(sbx_snapshot_info **out, size_t *n, sbx_db *db);
+SBX_API void sbx_snapshot_infos_free(sbx_snapshot_info *v, size_t n);
 /* A new table `table` with the snapshot's schema, regions and cells (the
  * cells are copied). SBX_EEXISTS if the table exists. */
-int sbx_snapshot_clone(sbx_db *db, const char *snapshot, const char *table);
+SBX_API int sbx_snapshot_clone(sbx_db *db, const char *snapshot, const char *table);
 /* Put the snapshot's table back as it was: it must be disabled, as HBase
  * requires, and stays disabled (enable it to use it); a table that no
  * longer exists is recreated, as HBase's restore clones it. */
-int sbx_snapshot_restore(sbx_db *db, const char *snapshot);
+SBX_API int sbx_snapshot_restore(sbx_db *db, const char *snapshot);
 /* Delete a snapshot (tables cloned from it keep their cells). */
-int sbx_snapshot_delete(sbx_db *db, const char *snapshot);
+SBX_API int sbx_snapshot_delete(sbx_db *db, const char *snapshot);
 
 #ifdef __cplusplus
 }

@@ -79,23 +79,23 @@ typedef struct sbx_filter_ops {
 /* Make a filter from callbacks. `ops` is copied; `state` is owned by the
  * filter from now on and released by ops->destroy (if set) when the filter
  * is freed, even when this call fails. */
-int sbx_filter_new(sbx_filter **out, const sbx_filter_ops *ops, void *state);
-void sbx_filter_free(sbx_filter *f);
+SBX_API int sbx_filter_new(sbx_filter **out, const sbx_filter_ops *ops, void *state);
+SBX_API void sbx_filter_free(sbx_filter *f);
 
 /* The read path's entry points (also used by composite filters). */
-void sbx_filter_reset(sbx_filter *f);
-bool sbx_filter_all_remaining(sbx_filter *f);
-bool sbx_filter_row_key(sbx_filter *f, const uint8_t *row, size_t row_len);
-sbx_filter_code sbx_filter_cell(sbx_filter *f, const sbx_cell *cell);
-void sbx_filter_transform_cell(sbx_filter *f, const sbx_cell *in, sbx_cell *out);
-void sbx_filter_row_cells(sbx_filter *f, sbx_cell *cells, size_t *n);
-bool sbx_filter_row(sbx_filter *f);
-bool sbx_filter_row_hint(sbx_filter *f, const uint8_t *row, size_t row_len,
+SBX_API void sbx_filter_reset(sbx_filter *f);
+SBX_API bool sbx_filter_all_remaining(sbx_filter *f);
+SBX_API bool sbx_filter_row_key(sbx_filter *f, const uint8_t *row, size_t row_len);
+SBX_API sbx_filter_code sbx_filter_cell(sbx_filter *f, const sbx_cell *cell);
+SBX_API void sbx_filter_transform_cell(sbx_filter *f, const sbx_cell *in, sbx_cell *out);
+SBX_API void sbx_filter_row_cells(sbx_filter *f, sbx_cell *cells, size_t *n);
+SBX_API bool sbx_filter_row(sbx_filter *f);
+SBX_API bool sbx_filter_row_hint(sbx_filter *f, const uint8_t *row, size_t row_len,
 			 sbx_filter_hint *hint);
-bool sbx_filter_cell_hint(sbx_filter *f, const sbx_cell *cell,
+SBX_API bool sbx_filter_cell_hint(sbx_filter *f, const sbx_cell *cell,
 			  sbx_filter_hint *hint);
-void sbx_filter_set_reversed(sbx_filter *f, bool reversed);
-bool sbx_filter_has_filter_row(const sbx_filter *f);
+SBX_API void sbx_filter_set_reversed(sbx_filter *f, bool reversed);
+SBX_API bool sbx_filter_has_filter_row(const sbx_filter *f);
 
 /* ---- built-in filters and the filter language: see below ---------------- */
 
@@ -140,18 +140,18 @@ typedef enum sbx_comparator_type {
  * pattern that does not compile or a bad length. Free with
  * sbx_comparator_free() unless it was handed to a filter constructor.
  */
-int sbx_comparator_new(sbx_comparator **out, sbx_comparator_type type,
+SBX_API int sbx_comparator_new(sbx_comparator **out, sbx_comparator_type type,
 		       const void *value, size_t len);
-void sbx_comparator_free(sbx_comparator *c);
-sbx_comparator_type sbx_comparator_get_type(const sbx_comparator *c);
+SBX_API void sbx_comparator_free(sbx_comparator *c);
+SBX_API sbx_comparator_type sbx_comparator_get_type(const sbx_comparator *c);
 /* The operand as given to sbx_comparator_new (owned by c). */
-const uint8_t *sbx_comparator_value(const sbx_comparator *c, size_t *len);
+SBX_API const uint8_t *sbx_comparator_value(const sbx_comparator *c, size_t *len);
 /* HBase's comparator.compareTo(field): <0, 0 or >0 comparing the operand
  * with the field (regex/substring/bit/null: 0 = match, 1 = no match). */
-int sbx_comparator_compare(sbx_comparator *c, const void *field, size_t len);
+SBX_API int sbx_comparator_compare(sbx_comparator *c, const void *field, size_t len);
 /* CompareFilter's test: true when `field OP operand` holds (the cell
  * passes). SBX_CMP_NO_OP never passes. */
-bool sbx_compare_passes(sbx_compare_op op, sbx_comparator *c,
+SBX_API bool sbx_compare_passes(sbx_compare_op op, sbx_comparator *c,
 			const void *field, size_t len);
 
 /* ---- the catalogue --------------------------------------------------------
@@ -163,83 +163,83 @@ bool sbx_compare_passes(sbx_compare_op op, sbx_comparator *c,
 
 /* PrefixFilter: rows whose key starts with prefix; seeks to the prefix and
  * ends the scan after it. */
-int sbx_filter_new_prefix(sbx_filter **out, const void *prefix, size_t len);
+SBX_API int sbx_filter_new_prefix(sbx_filter **out, const void *prefix, size_t len);
 /* RowFilter / FamilyFilter / QualifierFilter / ValueFilter: keep rows /
  * cells whose row key / family / qualifier / value satisfies
  * `field OP comparator`. */
-int sbx_filter_new_row(sbx_filter **out, sbx_compare_op op,
+SBX_API int sbx_filter_new_row(sbx_filter **out, sbx_compare_op op,
 		       sbx_comparator *cmp);
-int sbx_filter_new_family(sbx_filter **out, sbx_compare_op op,
+SBX_API int sbx_filter_new_family(sbx_filter **out, sbx_compare_op op,
 			  sbx_comparator *cmp);
-int sbx_filter_new_qualifier(sbx_filter **out, sbx_compare_op op,
+SBX_API int sbx_filter_new_qualifier(sbx_filter **out, sbx_compare_op op,
 			     sbx_comparator *cmp);
-int sbx_filter_new_value(sbx_filter **out, sbx_compare_op op,
+SBX_API int sbx_filter_new_value(sbx_filter **out, sbx_compare_op op,
 			 sbx_comparator *cmp);
 /* ColumnPrefixFilter: qualifiers starting with prefix (seeks to it). */
-int sbx_filter_new_column_prefix(sbx_filter **out, const void *prefix,
+SBX_API int sbx_filter_new_column_prefix(sbx_filter **out, const void *prefix,
 				 size_t len);
 /* MultipleColumnPrefixFilter: qualifiers starting with any of n prefixes. */
-int sbx_filter_new_multiple_column_prefix(sbx_filter **out,
+SBX_API int sbx_filter_new_multiple_column_prefix(sbx_filter **out,
 					  const void *const *prefixes,
 					  const size_t *lens, size_t n);
 /* ColumnRangeFilter: qualifiers between min and max; NULL = unbounded. */
-int sbx_filter_new_column_range(sbx_filter **out, const void *min,
+SBX_API int sbx_filter_new_column_range(sbx_filter **out, const void *min,
 				size_t min_len, bool min_inclusive,
 				const void *max, size_t max_len,
 				bool max_inclusive);
 /* SingleColumnValueFilter: keep the whole row iff family:qualifier passes
  * `value OP cmp`. A row without the column is kept unless filter_if_missing.
  * latest_version_only (HBase default true) tests only the newest version. */
-int sbx_filter_new_single_column_value(sbx_filter **out, const char *family,
+SBX_API int sbx_filter_new_single_column_value(sbx_filter **out, const char *family,
 				       const void *qualifier,
 				       size_t qualifier_len, sbx_compare_op op,
 				       sbx_comparator *cmp,
 				       bool filter_if_missing,
 				       bool latest_version_only);
 /* SingleColumnValueExcludeFilter: as above, without the tested column. */
-int sbx_filter_new_single_column_value_exclude(
+SBX_API int sbx_filter_new_single_column_value_exclude(
 	sbx_filter **out, const char *family, const void *qualifier,
 	size_t qualifier_len, sbx_compare_op op, sbx_comparator *cmp,
 	bool filter_if_missing, bool latest_version_only);
 /* DependentColumnFilter: keep cells whose timestamp equals that of a version
  * of family:qualifier (passing `value OP cmp` when cmp is not NULL); drop
  * the reference column itself when drop_dependent. */
-int sbx_filter_new_dependent_column(sbx_filter **out, const char *family,
+SBX_API int sbx_filter_new_dependent_column(sbx_filter **out, const char *family,
 				    const void *qualifier,
 				    size_t qualifier_len, bool drop_dependent,
 				    sbx_compare_op op, sbx_comparator *cmp);
 /* ColumnValueFilter: only the cells of family:qualifier passing
  * `value OP cmp`. */
-int sbx_filter_new_column_value(sbx_filter **out, const char *family,
+SBX_API int sbx_filter_new_column_value(sbx_filter **out, const char *family,
 				const void *qualifier, size_t qualifier_len,
 				sbx_compare_op op, sbx_comparator *cmp);
 /* PageFilter: at most page_size rows (per read), then the scan ends. */
-int sbx_filter_new_page(sbx_filter **out, int64_t page_size);
+SBX_API int sbx_filter_new_page(sbx_filter **out, int64_t page_size);
 /* FirstKeyOnlyFilter: only the first cell of each row. */
-int sbx_filter_new_first_key_only(sbx_filter **out);
+SBX_API int sbx_filter_new_first_key_only(sbx_filter **out);
 /* KeyOnlyFilter: empty values, or with len_as_value the value's length as a
  * 4-byte big-endian int. */
-int sbx_filter_new_key_only(sbx_filter **out, bool len_as_value);
+SBX_API int sbx_filter_new_key_only(sbx_filter **out, bool len_as_value);
 /* ColumnPaginationFilter: per row, skip `offset` columns, return `limit`. */
-int sbx_filter_new_column_pagination(sbx_filter **out, int32_t limit,
+SBX_API int sbx_filter_new_column_pagination(sbx_filter **out, int32_t limit,
 				     int32_t offset);
 /* ... or return `limit` columns starting at qualifier column_offset. */
-int sbx_filter_new_column_pagination_from(sbx_filter **out, int32_t limit,
+SBX_API int sbx_filter_new_column_pagination_from(sbx_filter **out, int32_t limit,
 					  const void *column_offset,
 					  size_t len);
 /* ColumnCountGetFilter: the first `limit` columns, then ends the read
  * (meant for Get). */
-int sbx_filter_new_column_count_get(sbx_filter **out, int32_t limit);
+SBX_API int sbx_filter_new_column_count_get(sbx_filter **out, int32_t limit);
 /* TimestampsFilter: only cells with one of the n timestamps (each >= 0). */
-int sbx_filter_new_timestamps(sbx_filter **out, const int64_t *timestamps,
+SBX_API int sbx_filter_new_timestamps(sbx_filter **out, const int64_t *timestamps,
 			      size_t n);
 /* InclusiveStopFilter: rows up to and including stop_row (reversed: down
  * to it), then ends the scan. */
-int sbx_filter_new_inclusive_stop(sbx_filter **out, const void *stop_row,
+SBX_API int sbx_filter_new_inclusive_stop(sbx_filter **out, const void *stop_row,
 				  size_t len);
 /* RandomRowFilter: keep each row with probability `chance` (<= 0: none,
  * >= 1: all). */
-int sbx_filter_new_random_row(sbx_filter **out, float chance);
+SBX_API int sbx_filter_new_random_row(sbx_filter **out, float chance);
 
 /* One range of MultiRowRangeFilter; an empty start/stop is the table's
  * start/end. */
@@ -253,7 +253,7 @@ typedef struct sbx_row_range {
 } sbx_row_range;
 /* MultiRowRangeFilter: rows in the union of the ranges; seeks between them.
  * SBX_EINVAL for a range whose start is after its stop. */
-int sbx_filter_new_multi_row_range(sbx_filter **out,
+SBX_API int sbx_filter_new_multi_row_range(sbx_filter **out,
 				   const sbx_row_range *ranges, size_t n);
 
 /* One rule of FuzzyRowFilter: mask byte 0 = the row byte must equal the key
@@ -265,14 +265,14 @@ typedef struct sbx_fuzzy_key {
 } sbx_fuzzy_key;
 /* FuzzyRowFilter: rows matching any rule (on their first min(row, key)
  * bytes); seeks to the next possible match. */
-int sbx_filter_new_fuzzy_row(sbx_filter **out, const sbx_fuzzy_key *keys,
+SBX_API int sbx_filter_new_fuzzy_row(sbx_filter **out, const sbx_fuzzy_key *keys,
 			     size_t n);
 
 /* SkipFilter: drop the whole row if `inner` rejects any of its cells. */
-int sbx_filter_new_skip(sbx_filter **out, sbx_filter *inner);
+SBX_API int sbx_filter_new_skip(sbx_filter **out, sbx_filter *inner);
 /* WhileMatchFilter: end the whole scan the first time `inner` rejects a
  * row or a cell. */
-int sbx_filter_new_while_match(sbx_filter **out, sbx_filter *inner);
+SBX_API int sbx_filter_new_while_match(sbx_filter **out, sbx_filter *inner);
 
 typedef enum sbx_filter_list_op {
 	SBX_FILTER_MUST_PASS_ALL, /* AND */
@@ -280,11 +280,11 @@ typedef enum sbx_filter_list_op {
 } sbx_filter_list_op;
 /* FilterList over n filters (taken over; n may be 0), with HBase's merging
  * of return codes. */
-int sbx_filter_new_list(sbx_filter **out, sbx_filter_list_op op,
+SBX_API int sbx_filter_new_list(sbx_filter **out, sbx_filter_list_op op,
 			sbx_filter *const *filters, size_t n);
 /* Append a filter (taken over, even on failure) to a list made by
  * sbx_filter_new_list. SBX_EINVAL if `list` is not a FilterList. */
-int sbx_filter_list_add(sbx_filter *list, sbx_filter *f);
+SBX_API int sbx_filter_list_add(sbx_filter *list, sbx_filter *f);
 
 /* ---- the filter language and JSON -------------------------------------- */
 
@@ -295,7 +295,7 @@ int sbx_filter_list_add(sbx_filter *list, sbx_filter *f);
  * the message names the byte offset and what was expected there, and
  * *err_pos (if not NULL) receives that offset.
  */
-int sbx_filter_parse(sbx_filter **out, const char *text, size_t len,
+SBX_API int sbx_filter_parse(sbx_filter **out, const char *text, size_t len,
 		     size_t *err_pos);
 
 /*
@@ -304,13 +304,13 @@ int sbx_filter_parse(sbx_filter **out, const char *text, size_t len,
  * Byte fields are base64 except regex/substring comparator values.
  * SBX_EPARSE for bad JSON or an unknown/ill-formed filter.
  */
-int sbx_filter_from_json(sbx_filter **out, const char *json, size_t len);
+SBX_API int sbx_filter_from_json(sbx_filter **out, const char *json, size_t len);
 
 /*
  * Append the filter's REST JSON to *out (as sbx_filter_from_json reads it).
  * SBX_EUNSUPPORTED for filters made with sbx_filter_new().
  */
-int sbx_filter_to_json(sbx_buf *out, const sbx_filter *f);
+SBX_API int sbx_filter_to_json(sbx_buf *out, const sbx_filter *f);
 
 #ifdef __cplusplus
 }

@@ -34,7 +34,7 @@ typedef struct sbx_workload sbx_workload;
  * NULL) gets the 1-based line and sbx_errmsg() reads "line L: ...".
  * *out is the caller's: sbx_workload_free().
  */
-int sbx_workload_parse(sbx_workload **out, const char *text, size_t len,
+SBX_API int sbx_workload_parse(sbx_workload **out, const char *text, size_t len,
 		       int *line);
 
 /*
@@ -44,17 +44,17 @@ int sbx_workload_parse(sbx_workload **out, const char *text, size_t len,
  * record: `field=value` pairs separated by spaces. Operations are spaced
  * at `rate_per_s` (<= 0: 1000/s). Errors name the line as above.
  */
-int sbx_trace_parse(sbx_workload **out, const char *text, size_t len,
+SBX_API int sbx_trace_parse(sbx_workload **out, const char *text, size_t len,
 		    bool hex, double rate_per_s, int *line);
 
-void sbx_workload_free(sbx_workload *w);
+SBX_API void sbx_workload_free(sbx_workload *w);
 
 /* Whether the workload's keys come from records (a design is needed) or
  * are raw trace keys. A trace of records needs a design too. */
-bool sbx_workload_needs_design(const sbx_workload *w);
+SBX_API bool sbx_workload_needs_design(const sbx_workload *w);
 /* Total operations the workload replays; its label ("" if none, owned). */
-uint64_t sbx_workload_ops(const sbx_workload *w);
-const char *sbx_workload_name(const sbx_workload *w);
+SBX_API uint64_t sbx_workload_ops(const sbx_workload *w);
+SBX_API const char *sbx_workload_name(const sbx_workload *w);
 
 typedef enum sbx_op_kind {
 	SBX_OP_PUT,
@@ -83,13 +83,13 @@ typedef struct sbx_workload_iter sbx_workload_iter;
  * (borrowed; NULL for a trace of raw keys). Generation is deterministic:
  * the same workload gives the same operations every time.
  */
-int sbx_workload_iter_new(sbx_workload_iter **out, const sbx_workload *w,
+SBX_API int sbx_workload_iter_new(sbx_workload_iter **out, const sbx_workload *w,
 			  const sbx_keydesign *design);
 /* SBX_OK with *op filled, SBX_ITEROVER at the end, or an error (a record
  * the design rejects: the message names the field and, for traces, the
  * line). */
-int sbx_workload_iter_next(sbx_workload_iter *it, sbx_workload_op *op);
-void sbx_workload_iter_free(sbx_workload_iter *it);
+SBX_API int sbx_workload_iter_next(sbx_workload_iter *it, sbx_workload_op *op);
+SBX_API void sbx_workload_iter_free(sbx_workload_iter *it);
 
 /* ---------------------------------------------------------------------
  * The modelled cluster and the simulation.
@@ -119,11 +119,11 @@ typedef struct sbx_keyviz_opts {
 } sbx_keyviz_opts;
 
 /* Defaults as above. */
-void sbx_keyviz_opts_init(sbx_keyviz_opts *o);
+SBX_API void sbx_keyviz_opts_init(sbx_keyviz_opts *o);
 /* Apply the cluster settings the workload file gives (servers,
  * region_size, flush_size, split_policy, presplit). Split keys stay owned
  * by the workload. Call before overriding with command-line options. */
-void sbx_workload_cluster_opts(const sbx_workload *w, sbx_keyviz_opts *o);
+SBX_API void sbx_workload_cluster_opts(const sbx_workload *w, sbx_keyviz_opts *o);
 
 /* A region at the end of the run. */
 typedef struct sbx_keyviz_region {
@@ -175,9 +175,9 @@ typedef struct sbx_keyviz_result {
  * modelled cluster `o` (NULL: defaults plus the workload's settings).
  * *out is the caller's.
  */
-int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
+SBX_API int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
 			const sbx_keydesign *design, const sbx_keyviz_opts *o);
-void sbx_keyviz_result_free(sbx_keyviz_result *r);
+SBX_API void sbx_keyviz_result_free(sbx_keyviz_result *r);
 
 /* ---------------------------------------------------------------------
  * Rendering. Each appends to `out`.
@@ -186,14 +186,14 @@ void sbx_keyviz_result_free(sbx_keyviz_result *r);
 /* The heatmap (x = time, y = equal-count key buckets labelled by key
  * prefix, color = requests relative to the maximum) and a per-server
  * strip below it, as a standalone SVG document. */
-int sbx_keyviz_svg(sbx_buf *out, const sbx_keyviz_result *r);
+SBX_API int sbx_keyviz_svg(sbx_buf *out, const sbx_keyviz_result *r);
 /* A self-contained HTML page: a comparison table and one heatmap per
  * result (results are borrowed). */
-int sbx_keyviz_html(sbx_buf *out, const sbx_keyviz_result *const *r,
+SBX_API int sbx_keyviz_html(sbx_buf *out, const sbx_keyviz_result *const *r,
 		    size_t n, const char *title);
 /* The result as JSON, and back (for `saltbox keyviz render`). */
-int sbx_keyviz_json(sbx_buf *out, const sbx_keyviz_result *r);
-int sbx_keyviz_result_from_json(sbx_keyviz_result **out, const char *text,
+SBX_API int sbx_keyviz_json(sbx_buf *out, const sbx_keyviz_result *r);
+SBX_API int sbx_keyviz_result_from_json(sbx_keyviz_result **out, const char *text,
 				size_t len);
 
 #ifdef __cplusplus

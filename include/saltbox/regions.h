@@ -47,11 +47,11 @@ typedef struct sbx_split_policy {
 	char delimiter;           /* DELIMITED_KEY_PREFIX */
 } sbx_split_policy;
 
-void sbx_split_policy_init(sbx_split_policy *p);
+SBX_API void sbx_split_policy_init(sbx_split_policy *p);
 /* Size at which a region splits under policy p when the region's server
  * hosts `regions_on_server` regions of the table (HBase's formulas,
  * without jitter). UINT64_MAX when the policy never splits. */
-uint64_t sbx_split_threshold(const sbx_split_policy *p, int regions_on_server);
+SBX_API uint64_t sbx_split_threshold(const sbx_split_policy *p, int regions_on_server);
 
 /* Pre-split algorithms (RegionSplitter): fill *out with n - 1 split keys for
  * n regions. Keys are owned by *out: sbx_split_keys_free(). */
@@ -66,18 +66,18 @@ typedef struct sbx_split_keys {
 	size_t n;
 } sbx_split_keys;
 
-int sbx_split_keys_compute(sbx_split_keys *out, sbx_split_algo algo,
+SBX_API int sbx_split_keys_compute(sbx_split_keys *out, sbx_split_algo algo,
 			   int nregions);
-void sbx_split_keys_free(sbx_split_keys *k);
+SBX_API void sbx_split_keys_free(sbx_split_keys *k);
 
 /* Create a table pre-split at `splits` (sorted, distinct, non-empty). */
-int sbx_table_create_presplit(sbx_db *db, const char *name,
+SBX_API int sbx_table_create_presplit(sbx_db *db, const char *name,
 			      const sbx_family_desc *families, size_t nfamilies,
 			      const sbx_bytes *splits, size_t nsplits);
 
-int sbx_table_set_split_policy(sbx_db *db, const char *table,
+SBX_API int sbx_table_set_split_policy(sbx_db *db, const char *table,
 			       const sbx_split_policy *p);
-int sbx_table_get_split_policy(sbx_split_policy *p, sbx_db *db,
+SBX_API int sbx_table_get_split_policy(sbx_split_policy *p, sbx_db *db,
 			       const char *table);
 
 /* Cumulative per-region counters, HBase's RegionMetrics names. */
@@ -105,16 +105,16 @@ typedef struct sbx_region_info {
 } sbx_region_info;
 
 /* The table's regions in key order. Owned by the caller. */
-int sbx_table_regions(sbx_region_info **out, size_t *n, sbx_db *db,
+SBX_API int sbx_table_regions(sbx_region_info **out, size_t *n, sbx_db *db,
 		      const char *table);
-void sbx_region_infos_free(sbx_region_info *r, size_t n);
+SBX_API void sbx_region_infos_free(sbx_region_info *r, size_t n);
 
 /* Split the region containing `row` at `split_key` (len 0: at the midpoint
  * of the region's data). */
-int sbx_table_split(sbx_db *db, const char *table, const void *split_key,
+SBX_API int sbx_table_split(sbx_db *db, const char *table, const void *split_key,
 		    size_t split_key_len);
 /* Merge the region starting at `start_key` with the region after it. */
-int sbx_table_merge(sbx_db *db, const char *table, const void *start_key,
+SBX_API int sbx_table_merge(sbx_db *db, const char *table, const void *start_key,
 		    size_t start_key_len);
 
 /* Load over time: per region, per time bucket. */
@@ -135,12 +135,13 @@ typedef struct sbx_region_load {
 
 /* The last `nbuckets` buckets (bucket width: sbx_db_options.metrics_bucket_ms)
  * of every region of the table. Owned by the caller. */
-int sbx_table_load(sbx_region_load **out, size_t *n, sbx_db *db,
+SBX_API int sbx_table_load(sbx_region_load **out, size_t *n, sbx_db *db,
 		   const char *table, size_t nbuckets);
-void sbx_region_loads_free(sbx_region_load *l, size_t n);
+SBX_API void sbx_region_loads_free(sbx_region_load *l, size_t n);
 
-/* The modelled cluster: number of region servers (default 4). */
-int sbx_db_region_servers(sbx_db *db);
+/* The modelled cluster: number of region servers (default 4), 0 when the
+ * backend has no regions capability. */
+SBX_API int sbx_db_region_servers(sbx_db *db);
 
 #ifdef __cplusplus
 }

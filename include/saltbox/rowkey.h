@@ -27,29 +27,29 @@ extern "C" {
 
 /* Unsigned big-endian integer of `width` bytes (1, 2, 4 or 8). Values that
  * do not fit the width are rejected with SBX_EINVAL. */
-int sbx_key_put_uint(sbx_buf *out, uint64_t value, int width);
+SBX_API int sbx_key_put_uint(sbx_buf *out, uint64_t value, int width);
 /* Decode `width` bytes from in[0..len). *used (may be NULL) gets `width`. */
-int sbx_key_get_uint(uint64_t *value, const uint8_t *in, size_t len,
+SBX_API int sbx_key_get_uint(uint64_t *value, const uint8_t *in, size_t len,
 		     int width, size_t *used);
 
 /* Signed integer: big-endian two's complement with the sign bit flipped,
  * so negatives sort first (Phoenix INTEGER/BIGINT). */
-int sbx_key_put_int(sbx_buf *out, int64_t value, int width);
-int sbx_key_get_int(int64_t *value, const uint8_t *in, size_t len, int width,
+SBX_API int sbx_key_put_int(sbx_buf *out, int64_t value, int width);
+SBX_API int sbx_key_get_int(int64_t *value, const uint8_t *in, size_t len, int width,
 		    size_t *used);
 
 /* IEEE-754 floats in total order: -NaN is folded into NaN, so
  * -inf < ... < -0.0 < +0.0 < ... < +inf < NaN (NaN last). 4 / 8 bytes. */
-int sbx_key_put_f32(sbx_buf *out, float value);
-int sbx_key_get_f32(float *value, const uint8_t *in, size_t len, size_t *used);
-int sbx_key_put_f64(sbx_buf *out, double value);
-int sbx_key_get_f64(double *value, const uint8_t *in, size_t len,
+SBX_API int sbx_key_put_f32(sbx_buf *out, float value);
+SBX_API int sbx_key_get_f32(float *value, const uint8_t *in, size_t len, size_t *used);
+SBX_API int sbx_key_put_f64(sbx_buf *out, double value);
+SBX_API int sbx_key_get_f64(double *value, const uint8_t *in, size_t len,
 		    size_t *used);
 
 /* Reverse timestamp, HBase style: 8-byte big-endian INT64_MAX - ts, so the
  * newest row sorts first. ts must be >= 0 (HBase timestamps are). */
-int sbx_key_put_rts64(sbx_buf *out, int64_t ts);
-int sbx_key_get_rts64(int64_t *ts, const uint8_t *in, size_t len,
+SBX_API int sbx_key_put_rts64(sbx_buf *out, int64_t ts);
+SBX_API int sbx_key_get_rts64(int64_t *ts, const uint8_t *in, size_t len,
 		      size_t *used);
 
 /* Flags for the variable-length byte codec. */
@@ -62,29 +62,29 @@ enum {
  * terminator 00 01 follows (needed unless the field is last in the key;
  * SBX_KEY_DESC implies it). Order-preserving and prefix-free when
  * terminated. */
-int sbx_key_put_bytes(sbx_buf *out, const void *data, size_t len,
+SBX_API int sbx_key_put_bytes(sbx_buf *out, const void *data, size_t len,
 		      unsigned flags);
 /* Decode into `value` (appended). Without SBX_KEY_TERMINATED the whole of
  * in[0..len) is the field. *used gets the encoded length consumed. */
-int sbx_key_get_bytes(sbx_buf *value, const uint8_t *in, size_t len,
+SBX_API int sbx_key_get_bytes(sbx_buf *value, const uint8_t *in, size_t len,
 		      unsigned flags, size_t *used);
 
 /* Fixed-width string: `len` <= width bytes, padded with `pad` to width
  * (right_align: padding first). A value longer than width, or one that
  * begins (right_align) / ends (left) with the pad byte, is rejected:
  * nothing is truncated or made ambiguous. */
-int sbx_key_put_fixed(sbx_buf *out, const void *data, size_t len,
+SBX_API int sbx_key_put_fixed(sbx_buf *out, const void *data, size_t len,
 		      size_t width, uint8_t pad, bool right_align);
 /* Decode `width` bytes, stripping the padding; appended to `value`. */
-int sbx_key_get_fixed(sbx_buf *value, const uint8_t *in, size_t len,
+SBX_API int sbx_key_get_fixed(sbx_buf *value, const uint8_t *in, size_t len,
 		      size_t width, uint8_t pad, bool right_align,
 		      size_t *used);
 
 /* Descending variant of any codec: invert bytes in place (b ^ 0xFF). */
-void sbx_key_invert(uint8_t *bytes, size_t len);
+SBX_API void sbx_key_invert(uint8_t *bytes, size_t len);
 /* Reverse bytes in place (reversed strings and numbers, e.g. phone
  * numbers: "13812345678" -> "87654321831"). Destroys order by design. */
-void sbx_key_reverse(uint8_t *bytes, size_t len);
+SBX_API void sbx_key_reverse(uint8_t *bytes, size_t len);
 
 /* ---------------------------------------------------------------------
  * Hashes and salts.
@@ -102,22 +102,22 @@ typedef enum sbx_hash_algo {
 } sbx_hash_algo;
 
 /* Digest size in bytes of an algorithm. */
-size_t sbx_hash_size(sbx_hash_algo algo);
+SBX_API size_t sbx_hash_size(sbx_hash_algo algo);
 /* Hash data into out (sbx_hash_size(algo) bytes). `seed` is ignored by MD5;
  * MurmurHash3 uses its low 32 bits. */
-int sbx_hash(uint8_t *out, sbx_hash_algo algo, uint64_t seed, const void *data,
+SBX_API int sbx_hash(uint8_t *out, sbx_hash_algo algo, uint64_t seed, const void *data,
 	     size_t len);
-uint32_t sbx_murmur3_32(const void *data, size_t len, uint32_t seed);
-void sbx_murmur3_128(uint64_t out[2], const void *data, size_t len,
+SBX_API uint32_t sbx_murmur3_32(const void *data, size_t len, uint32_t seed);
+SBX_API void sbx_murmur3_128(uint64_t out[2], const void *data, size_t len,
 		     uint32_t seed);
 
 /* Phoenix salt bucket: abs(h % buckets) with h = 1, h = 31*h + b over the
  * signed bytes, 32-bit wrap-around (Java Arrays.hashCode). buckets 1..256.
  * Returns the bucket (0..buckets-1) or SBX_EINVAL. */
-int sbx_phoenix_salt(const void *data, size_t len, int buckets);
+SBX_API int sbx_phoenix_salt(const void *data, size_t len, int buckets);
 
 /* Append `bytes` as hex (upper or lower case). */
-int sbx_key_put_hex(sbx_buf *out, const uint8_t *bytes, size_t len,
+SBX_API int sbx_key_put_hex(sbx_buf *out, const uint8_t *bytes, size_t len,
 		    bool upper);
 
 /* ---------------------------------------------------------------------
@@ -142,24 +142,24 @@ typedef struct sbx_keyparse_pos {
  * line and column and sbx_errmsg() reads "line L, column C: ...".
  * *out is the caller's; free with sbx_keyset_free().
  */
-int sbx_keyset_parse(sbx_keyset **out, const char *text, size_t len,
+SBX_API int sbx_keyset_parse(sbx_keyset **out, const char *text, size_t len,
 		     sbx_keyparse_pos *pos);
-void sbx_keyset_free(sbx_keyset *set);
-size_t sbx_keyset_count(const sbx_keyset *set);
+SBX_API void sbx_keyset_free(sbx_keyset *set);
+SBX_API size_t sbx_keyset_count(const sbx_keyset *set);
 /* Borrowed from the set; valid until sbx_keyset_free(). NULL if absent. */
-const sbx_keydesign *sbx_keyset_at(const sbx_keyset *set, size_t i);
-const sbx_keydesign *sbx_keyset_find(const sbx_keyset *set, const char *name);
+SBX_API const sbx_keydesign *sbx_keyset_at(const sbx_keyset *set, size_t i);
+SBX_API const sbx_keydesign *sbx_keyset_find(const sbx_keyset *set, const char *name);
 
 /* Parse text that holds exactly one design. Free with sbx_keydesign_free. */
-int sbx_keydesign_parse(sbx_keydesign **out, const char *text, size_t len,
+SBX_API int sbx_keydesign_parse(sbx_keydesign **out, const char *text, size_t len,
 			sbx_keyparse_pos *pos);
 /* Frees a design from sbx_keydesign_parse (never one borrowed from a set). */
-void sbx_keydesign_free(sbx_keydesign *d);
+SBX_API void sbx_keydesign_free(sbx_keydesign *d);
 
 /* The design's name (owned by the design). */
-const char *sbx_keydesign_name(const sbx_keydesign *d);
+SBX_API const char *sbx_keydesign_name(const sbx_keydesign *d);
 /* The design written back in canonical syntax (owned by the design). */
-const char *sbx_keydesign_text(const sbx_keydesign *d);
+SBX_API const char *sbx_keydesign_text(const sbx_keydesign *d);
 
 /* A field value given by the caller: `value` need not be NUL-terminated.
  * Values are text: numbers in decimal, floats as strtod reads them,
@@ -173,25 +173,25 @@ typedef struct sbx_keyvalue {
 /* Encode a record into a row key appended to `out`. Every field the design
  * uses (including inputs of hashes) must be given exactly once, and no
  * other. Salts and hashes are computed. */
-int sbx_keydesign_encode(sbx_buf *out, const sbx_keydesign *d,
+SBX_API int sbx_keydesign_encode(sbx_buf *out, const sbx_keydesign *d,
 			 const sbx_keyvalue *values, size_t n);
 
 /* A decoded key: the fields in key order, then hash inputs that are not in
  * the key are absent. Salts and hashes appear under their element names
  * ("salt", "md5", ...) with their text (bucket number, hex digest). */
 typedef struct sbx_keyrecord sbx_keyrecord;
-int sbx_keydesign_decode(sbx_keyrecord **out, const sbx_keydesign *d,
+SBX_API int sbx_keydesign_decode(sbx_keyrecord **out, const sbx_keydesign *d,
 			 const uint8_t *key, size_t len);
-size_t sbx_keyrecord_count(const sbx_keyrecord *r);
+SBX_API size_t sbx_keyrecord_count(const sbx_keyrecord *r);
 /* Borrowed, NUL-terminated, valid until sbx_keyrecord_free(). Binary
  * values (`bytes` fields) are hex. */
-const char *sbx_keyrecord_name(const sbx_keyrecord *r, size_t i);
-const char *sbx_keyrecord_value(const sbx_keyrecord *r, size_t i);
+SBX_API const char *sbx_keyrecord_name(const sbx_keyrecord *r, size_t i);
+SBX_API const char *sbx_keyrecord_value(const sbx_keyrecord *r, size_t i);
 /* Length of value i in bytes (a `str` value may hold 00 bytes). */
-size_t sbx_keyrecord_value_len(const sbx_keyrecord *r, size_t i);
+SBX_API size_t sbx_keyrecord_value_len(const sbx_keyrecord *r, size_t i);
 /* The value of a named field, or NULL. */
-const char *sbx_keyrecord_get(const sbx_keyrecord *r, const char *name);
-void sbx_keyrecord_free(sbx_keyrecord *r);
+SBX_API const char *sbx_keyrecord_get(const sbx_keyrecord *r, const char *name);
+SBX_API void sbx_keyrecord_free(sbx_keyrecord *r);
 
 /* --- explain --- */
 
@@ -223,18 +223,18 @@ typedef struct sbx_keyelem_info {
 	long offset;          /* byte offset if all before are fixed, else -1 */
 } sbx_keyelem_info;
 
-size_t sbx_keydesign_elem_count(const sbx_keydesign *d);
-int sbx_keydesign_elem(sbx_keyelem_info *info, const sbx_keydesign *d,
+SBX_API size_t sbx_keydesign_elem_count(const sbx_keydesign *d);
+SBX_API int sbx_keydesign_elem(sbx_keyelem_info *info, const sbx_keydesign *d,
 		       size_t i);
 /* Whole-key lengths in bytes (max may be SBX_KEYLEN_UNBOUNDED). */
-void sbx_keydesign_length(size_t *min, size_t *typical, size_t *max,
+SBX_API void sbx_keydesign_length(size_t *min, size_t *typical, size_t *max,
 			  const sbx_keydesign *d);
 /* Salt bucket count, 0 if unsalted. */
-int sbx_keydesign_buckets(const sbx_keydesign *d);
+SBX_API int sbx_keydesign_buckets(const sbx_keydesign *d);
 /* One sentence on the order rows sort in (owned by the design). */
-const char *sbx_keydesign_order(const sbx_keydesign *d);
+SBX_API const char *sbx_keydesign_order(const sbx_keydesign *d);
 /* Append a human-readable explanation (layout table, lengths, order). */
-int sbx_keydesign_explain(sbx_buf *out, const sbx_keydesign *d);
+SBX_API int sbx_keydesign_explain(sbx_buf *out, const sbx_keydesign *d);
 
 /* --- plan --- */
 
@@ -284,9 +284,9 @@ typedef struct sbx_keyplan {
 	bool point;           /* the conditions give a whole key (a Get) */
 } sbx_keyplan;
 
-int sbx_keydesign_plan(sbx_keyplan **out, const sbx_keydesign *d,
+SBX_API int sbx_keydesign_plan(sbx_keyplan **out, const sbx_keydesign *d,
 		       const sbx_keycond *conds, size_t n);
-void sbx_keyplan_free(sbx_keyplan *plan);
+SBX_API void sbx_keyplan_free(sbx_keyplan *plan);
 
 /* --- lint --- */
 
@@ -308,14 +308,14 @@ typedef struct sbx_keylint {
 	sbx_lint_finding *findings;
 } sbx_keylint;
 
-int sbx_keydesign_lint(sbx_keylint **out, const sbx_keydesign *d);
-void sbx_keylint_free(sbx_keylint *report);
+SBX_API int sbx_keydesign_lint(sbx_keylint **out, const sbx_keydesign *d);
+SBX_API void sbx_keylint_free(sbx_keylint *report);
 
 /* Row keys as HBase prints them (Bytes.toStringBinary): printable ASCII
  * as is, other bytes as \xHH (upper case). Appended to out (no NUL). */
-int sbx_key_to_binary_string(sbx_buf *out, const uint8_t *key, size_t len);
+SBX_API int sbx_key_to_binary_string(sbx_buf *out, const uint8_t *key, size_t len);
 /* The inverse: \xHH escapes (either case) and plain characters. */
-int sbx_key_from_binary_string(sbx_buf *out, const char *text, size_t len);
+SBX_API int sbx_key_from_binary_string(sbx_buf *out, const char *text, size_t len);
 
 #ifdef __cplusplus
 }

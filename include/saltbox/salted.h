@@ -30,19 +30,19 @@ extern "C" {
  * state, so it must not be given here: SBX_EINVAL — filter each range
  * yourself with separate filters if needed).
  */
-int sbx_scanner_open_plan(sbx_scanner **out, sbx_table *t,
+SBX_API int sbx_scanner_open_plan(sbx_scanner **out, sbx_table *t,
 			  const sbx_keyplan *plan, const sbx_scan_opts *opts);
 
 /* Get the row of a design's record: the key (salt and hashes included) is
  * rebuilt from the field values, then read. */
-int sbx_table_get_record(sbx_result **out, sbx_table *t,
+SBX_API int sbx_table_get_record(sbx_result **out, sbx_table *t,
 			 const sbx_keydesign *d, const sbx_keyvalue *values,
 			 size_t n, const sbx_read_opts *opts);
 
 /* Split keys that give each salt bucket of a salted design its own region
  * (the start of buckets 1..N-1, as Phoenix pre-splits SALT_BUCKETS), for
  * sbx_table_create_presplit. SBX_EINVAL if the design is not salted. */
-int sbx_keydesign_split_keys(sbx_split_keys *out, const sbx_keydesign *d);
+SBX_API int sbx_keydesign_split_keys(sbx_split_keys *out, const sbx_keydesign *d);
 
 #ifdef __cplusplus
 }

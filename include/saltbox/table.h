@@ -25,10 +25,10 @@ typedef struct sbx_filter sbx_filter; /* see saltbox/filter.h */
 
 /* Open a handle on table `name`. The handle borrows db, which must outlive
  * it. Free with sbx_table_close(). SBX_ENOTFOUND if no such table. */
-int sbx_table_open(sbx_table **out, sbx_db *db, const char *name);
-void sbx_table_close(sbx_table *t);
+SBX_API int sbx_table_open(sbx_table **out, sbx_db *db, const char *name);
+SBX_API void sbx_table_close(sbx_table *t);
 /* The table's name as given to open. Owned by the handle. */
-const char *sbx_table_name(const sbx_table *t);
+SBX_API const char *sbx_table_name(const sbx_table *t);
 
 /* ---- mutations ------------------------------------------------------------ */
 
@@ -46,12 +46,12 @@ typedef enum sbx_durability {
  * Puts and deletes become new cells; increments and appends read the row
  * under its lock and write the new value. The builder copies every argument.
  */
-int sbx_mutation_new(sbx_mutation **out, const void *row, size_t row_len);
-void sbx_mutation_free(sbx_mutation *m);
-void sbx_mutation_set_durability(sbx_mutation *m, sbx_durability d);
+SBX_API int sbx_mutation_new(sbx_mutation **out, const void *row, size_t row_len);
+SBX_API void sbx_mutation_free(sbx_mutation *m);
+SBX_API void sbx_mutation_set_durability(sbx_mutation *m, sbx_durability d);
 
 /* Put a cell. ts = SBX_LATEST_TIMESTAMP lets the server assign it. */
-int sbx_mutation_put(sbx_mutation *m, const char *family, const void *qualifier,
+SBX_API int sbx_mutation_put(sbx_mutation *m, const char *family, const void *qualifier,
 		     size_t qualifier_len, int64_t ts, const void *value,
 		     size_t value_len);
 
@@ -66,17 +66,17 @@ int sbx_mutation_put(sbx_mutation *m, const char *family, const void *qualifier,
  *    family with exactly ts (ts required).
  * Negative timestamps are rejected (SBX_EINVAL).
  */
-int sbx_mutation_delete(sbx_mutation *m, sbx_cell_type type,
+SBX_API int sbx_mutation_delete(sbx_mutation *m, sbx_cell_type type,
 			const char *family, const void *qualifier,
 			size_t qualifier_len, int64_t ts);
 /* Whole-row delete (new Delete(row, ts)): a DeleteFamily in every family. */
-int sbx_mutation_delete_row(sbx_mutation *m, int64_t ts);
+SBX_API int sbx_mutation_delete_row(sbx_mutation *m, int64_t ts);
 /* Add `delta` to an 8-byte big-endian counter (missing = 0). */
-int sbx_mutation_increment(sbx_mutation *m, const char *family,
+SBX_API int sbx_mutation_increment(sbx_mutation *m, const char *family,
 			   const void *qualifier, size_t qualifier_len,
 			   int64_t delta);
 /* Append bytes to the current value (missing = empty). */
-int sbx_mutation_append(sbx_mutation *m, const char *family,
+SBX_API int sbx_mutation_append(sbx_mutation *m, const char *family,
 			const void *qualifier, size_t qualifier_len,
 			const void *value, size_t value_len);
 
@@ -86,7 +86,7 @@ int sbx_mutation_append(sbx_mutation *m, const char *family,
  * receives the new cells (caller frees with sbx_result_free()).
  * Nothing is written if any part is invalid.
  */
-int sbx_table_mutate(sbx_result **out_result, sbx_table *t,
+SBX_API int sbx_table_mutate(sbx_result **out_result, sbx_table *t,
 		     const sbx_mutation *m);
 
 /*
@@ -94,7 +94,7 @@ int sbx_table_mutate(sbx_result **out_result, sbx_table *t,
  * rows. statuses (may be NULL) receives one status per mutation. Returns
  * SBX_OK if all succeeded, else the first error.
  */
-int sbx_table_batch(int *statuses, sbx_table *t, sbx_mutation *const *ms,
+SBX_API int sbx_table_batch(int *statuses, sbx_table *t, sbx_mutation *const *ms,
 		    size_t n);
 
 /*
@@ -114,7 +114,7 @@ typedef struct sbx_check {
 
 /* Atomically: if the check passes, apply m (same row as the check, else
  * SBX_EINVAL). *succeeded tells whether it was applied. */
-int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
+SBX_API int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
 			       sbx_table *t, const void *row, size_t row_len,
 			       const sbx_check *check, const sbx_mutation *m);
 
@@ -122,18 +122,18 @@ int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
 
 /* The cells of one row (or of part of a row when a scan uses batch), in
  * HBase order. Owned by the caller: sbx_result_free(). */
-size_t sbx_result_size(const sbx_result *r);
+SBX_API size_t sbx_result_size(const sbx_result *r);
 /* Cell i (0 <= i < size). The view is valid until the result is freed. */
-const sbx_cell *sbx_result_cell(const sbx_result *r, size_t i);
+SBX_API const sbx_cell *sbx_result_cell(const sbx_result *r, size_t i);
 /* All cells as one array of *n (HBase's Result.rawCells()), or NULL with *n
  * 0 for an empty result. Valid until the result is freed. */
-const sbx_cell *sbx_result_cells(const sbx_result *r, size_t *n);
+SBX_API const sbx_cell *sbx_result_cells(const sbx_result *r, size_t *n);
 /* The row key, or NULL with *len 0 for an empty result. */
-const uint8_t *sbx_result_row(const sbx_result *r, size_t *len);
+SBX_API const uint8_t *sbx_result_row(const sbx_result *r, size_t *len);
 /* The newest value of family:qualifier in the result, or NULL. */
-const sbx_cell *sbx_result_get(const sbx_result *r, const char *family,
+SBX_API const sbx_cell *sbx_result_get(const sbx_result *r, const char *family,
 			       const void *qualifier, size_t qualifier_len);
-void sbx_result_free(sbx_result *r);
+SBX_API void sbx_result_free(sbx_result *r);
 
 /* ---- reads ---------------------------------------------------------------- */
 
@@ -155,14 +155,14 @@ typedef struct sbx_read_opts {
 	sbx_filter *filter; /* borrowed for the duration of the read, may be NULL */
 } sbx_read_opts;
 
-void sbx_read_opts_init(sbx_read_opts *o);
+SBX_API void sbx_read_opts_init(sbx_read_opts *o);
 
 /* Get one row. *out is an empty result (size 0) if nothing matches. */
-int sbx_table_get(sbx_result **out, sbx_table *t, const void *row,
+SBX_API int sbx_table_get(sbx_result **out, sbx_table *t, const void *row,
 		  size_t row_len, const sbx_read_opts *opts);
 
 /* Get n rows; out[i] receives the result for rows[i]. */
-int sbx_table_get_many(sbx_result **out, sbx_table *t,
+SBX_API int sbx_table_get_many(sbx_result **out, sbx_table *t,
 		       const void *const *rows, const size_t *row_lens,
 		       size_t n, const sbx_read_opts *opts);
 
@@ -183,20 +183,40 @@ typedef struct sbx_scan_opts {
 	int caching;    /* rows fetched per round trip (remote), 0 = default */
 } sbx_scan_opts;
 
-void sbx_scan_opts_init(sbx_scan_opts *o);
+SBX_API void sbx_scan_opts_init(sbx_scan_opts *o);
 /* Set start/stop for a prefix scan as Scan.setStartStopRowForPrefixScan. The
  * computed stop row is written to `stop_buf` (caller-provided, at least
  * prefix_len bytes); o then points at `prefix` and `stop_buf`, so both must
  * stay valid until sbx_scanner_open() returns, which copies the bounds. */
-void sbx_scan_opts_set_prefix(sbx_scan_opts *o, const void *prefix,
+SBX_API void sbx_scan_opts_set_prefix(sbx_scan_opts *o, const void *prefix,
 			      size_t prefix_len, uint8_t *stop_buf);
 
 /* Open a scanner. opts is copied (bound bytes too); filter stays borrowed. */
-int sbx_scanner_open(sbx_scanner **out, sbx_table *t, const sbx_scan_opts *opts);
+SBX_API int sbx_scanner_open(sbx_scanner **out, sbx_table *t, const sbx_scan_opts *opts);
 /* Next result: SBX_OK with *out set (caller frees), SBX_ITEROVER at the end,
  * or an error. */
-int sbx_scanner_next(sbx_scanner *s, sbx_result **out);
-void sbx_scanner_close(sbx_scanner *s);
+SBX_API int sbx_scanner_next(sbx_scanner *s, sbx_result **out);
+SBX_API void sbx_scanner_close(sbx_scanner *s);
+
+/*
+ * Implementing a scanner. Every scan reaches its caller through this one
+ * contract: each backend's scans, the salted merge (saltbox/salted.h), and
+ * the layers above the table API (transactions, the datastore), which
+ * compose scanners out of other scanners.
+ */
+typedef struct sbx_scanner_ops {
+	/* As sbx_scanner_next: SBX_OK with *out set (the caller of
+	 * sbx_scanner_next owns it), SBX_ITEROVER at the end, or an error. */
+	int (*next)(void *state, sbx_result **out);
+	/* Release state; called exactly once, by sbx_scanner_close(). */
+	void (*close)(void *state);
+} sbx_scanner_ops;
+
+/* A scanner over `state`. ops is borrowed and must outlive the scanner;
+ * state is owned by the new scanner from this call on: if the call fails
+ * (SBX_ENOMEM), ops->close(state) has already been called. */
+SBX_API int sbx_scanner_new(sbx_scanner **out, const sbx_scanner_ops *ops,
+		    void *state);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,7 @@
 #include "common/fs.h"
 #include "engine/cellkey.h"
 #include "engine/engine.h"
-#include "table/names.h"
+#include "model/names.h"
 
 #include <dirent.h>
 #include <errno.h>

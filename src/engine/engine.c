@@ -11,8 +11,8 @@
 #include "common/error.h"
 #include "engine/catalog.h"
 #include "saltbox/rowkey.h"
-#include "table/backend.h"
-#include "table/names.h"
+#include "model/backend.h"
+#include "model/names.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -1192,49 +1192,53 @@ static void engine_scanner_close(void *p)
 	free(s);
 }
 
+static const sbx_backend_regions engine_regions_ops = {
+    engine_regions,
+    engine_split,
+    engine_merge,
+    engine_set_split_policy,
+    engine_get_split_policy,
+    engine_load,
+    engine_region_servers,
+};
+
+static const sbx_backend_snapshots engine_snapshot_ops = {
+    engine_snapshot_create,  engine_snapshot_list,   engine_snapshot_clone,
+    engine_snapshot_restore, engine_snapshot_delete,
+};
+
+static const sbx_backend_bulk engine_bulk_ops = {
+    engine_bulk_open,	engine_bulk_put,   engine_bulk_count,
+    engine_bulk_finish, engine_bulk_abort, engine_bulk_load,
+};
+
 const sbx_backend_ops engine_backend_ops = {
-	.name = "embedded",
-	.close = engine_close,
-	.namespace_create = engine_ns_create,
-	.namespace_drop = engine_ns_drop,
-	.namespace_list = engine_ns_list,
-	.table_create = engine_table_create,
-	.table_exists = engine_table_exists,
-	.table_describe = engine_table_describe,
-	.table_list = engine_table_list,
-	.table_alter_family = engine_alter_family,
-	.table_delete_family = engine_delete_family,
-	.table_set_enabled = engine_set_enabled,
-	.table_is_enabled = engine_is_enabled,
-	.table_truncate = engine_truncate,
-	.table_drop = engine_drop,
-	.table_flush = engine_flush,
-	.table_major_compact = engine_major_compact,
-	.regions = engine_regions,
-	.split = engine_split,
-	.merge = engine_merge,
-	.set_split_policy = engine_set_split_policy,
-	.get_split_policy = engine_get_split_policy,
-	.load = engine_load,
-	.region_servers = engine_region_servers,
-	.table_open = engine_table_open,
-	.table_close = engine_table_close,
-	.mutate = engine_mutate,
-	.batch = engine_batch,
-	.check_and_mutate = engine_check_and_mutate,
-	.get = engine_get,
-	.scanner_open = engine_scanner_open,
-	.scanner_next = engine_scanner_next,
-	.scanner_close = engine_scanner_close,
-	.snapshot_create = engine_snapshot_create,
-	.snapshot_list = engine_snapshot_list,
-	.snapshot_clone = engine_snapshot_clone,
-	.snapshot_restore = engine_snapshot_restore,
-	.snapshot_delete = engine_snapshot_delete,
-	.bulk_open = engine_bulk_open,
-	.bulk_put = engine_bulk_put,
-	.bulk_count = engine_bulk_count,
-	.bulk_finish = engine_bulk_finish,
-	.bulk_abort = engine_bulk_abort,
-	.bulk_load = engine_bulk_load,
+    .name = "embedded",
+    .close = engine_close,
+    .namespace_create = engine_ns_create,
+    .namespace_drop = engine_ns_drop,
+    .namespace_list = engine_ns_list,
+    .table_create = engine_table_create,
+    .table_exists = engine_table_exists,
+    .table_describe = engine_table_describe,
+    .table_list = engine_table_list,
+    .table_alter_family = engine_alter_family,
+    .table_delete_family = engine_delete_family,
+    .table_set_enabled = engine_set_enabled,
+    .table_is_enabled = engine_is_enabled,
+    .table_truncate = engine_truncate,
+    .table_drop = engine_drop,
+    .table_flush = engine_flush,
+    .table_major_compact = engine_major_compact,
+    .table_open = engine_table_open,
+    .table_close = engine_table_close,
+    .mutate = engine_mutate,
+    .batch = engine_batch,
+    .check_and_mutate = engine_check_and_mutate,
+    .get = engine_get,
+    .scanner_open = engine_scanner_open,
+    .scanner = {engine_scanner_next, engine_scanner_close},
+    .regions = &engine_regions_ops,
+    .snapshots = &engine_snapshot_ops,
+    .bulk = &engine_bulk_ops,
 };

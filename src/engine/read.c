@@ -11,7 +11,8 @@
 #include "engine/cellkey.h"
 #include "engine/engine.h"
 #include "saltbox/filter.h"
-#include "table/result.h"
+#include "model/result.h"
+#include "model/rules.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -1121,13 +1122,7 @@ int engine_read_row(sbx_result **out, engine *e, table *t, const uint8_t *row,
 		    size_t row_len, const sbx_read_opts *o)
 {
 	sbx_scan_opts so;
-	sbx_scan_opts_init(&so);
-	so.read = *o;
-	so.start_row = row;
-	so.start_row_len = row_len;
-	so.stop_row = row;
-	so.stop_row_len = row_len;
-	so.stop_inclusive = true;
+	model_get_scan_opts(&so, row, row_len, o);
 	reader *r;
 	int rc = reader_setup(&r, e, t, &so, true);
 	if (rc)
@@ -1135,7 +1130,6 @@ int engine_read_row(sbx_result **out, engine *e, table *t, const uint8_t *row,
 	rc = reader_next(r, out);
 	reader_close(r);
 	if (rc == SBX_ITEROVER)
-		return result_new(out, row, row_len) ? SBX_ENOMEM_SET()
-						     : result_finish(*out);
+		return model_get_empty_result(out, row, row_len);
 	return rc;
 }

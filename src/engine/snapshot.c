@@ -20,9 +20,9 @@
 #include "common/fs.h"
 #include "engine/catalog.h"
 #include "engine/engine.h"
-#include "table/backend.h"
+#include "model/backend.h"
 #include "saltbox/rowkey.h"
-#include "table/names.h"
+#include "model/names.h"
 
 #include <dirent.h>
 #include <errno.h>

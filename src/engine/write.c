@@ -8,8 +8,9 @@
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "engine/engine.h"
-#include "table/mutation.h"
-#include "table/result.h"
+#include "model/mutation.h"
+#include "model/result.h"
+#include "model/rules.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -463,36 +464,6 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 	return first_err;
 }
 
-static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	size_t n = al < bl ? al : bl;
-	int c = n ? memcmp(a, b, n) : 0;
-	return c ? c : (al < bl ? -1 : al > bl);
-}
-
-/* HRegion.checkAndMutate: an empty expected value means "absent or empty";
- * otherwise the check passes when `expected OP stored`. */
-static bool check_passes(const sbx_check *c, bool found, const sbx_buf *stored)
-{
-	bool expect_null = !c->value || c->value_len == 0;
-	if (expect_null) {
-		bool empty = !found || stored->len == 0;
-		return c->op == SBX_CMP_NOT_EQUAL ? !empty : empty;
-	}
-	if (!found)
-		return c->op == SBX_CMP_NOT_EQUAL;
-	int r = cmp_bytes(c->value, c->value_len, stored->data, stored->len);
-	switch (c->op) {
-	case SBX_CMP_LESS: return r < 0;
-	case SBX_CMP_LESS_OR_EQUAL: return r <= 0;
-	case SBX_CMP_EQUAL: return r == 0;
-	case SBX_CMP_NOT_EQUAL: return r != 0;
-	case SBX_CMP_GREATER_OR_EQUAL: return r >= 0;
-	case SBX_CMP_GREATER: return r > 0;
-	default: return true;
-	}
-}
-
 int engine_check_and_mutate(void *p, const sbx_check *check,
 			    const sbx_mutation *m, bool *succeeded,
 			    sbx_result **out)
@@ -519,7 +490,7 @@ int engine_check_and_mutate(void *p, const sbx_check *check,
 	rc = read_column(e, h->t, mut_row(m), m->row_len, check->family,
 			 check->qualifier, check->qualifier_len, &found, &ts,
 			 &stored);
-	if (!rc && check_passes(check, found, &stored)) {
+	if (!rc && model_check_passes(check, found, stored.data, stored.len)) {
 		rc = apply_locked(e, h->t, m, s, m->has_rmw ? out : NULL);
 		*succeeded = rc == SBX_OK;
 		if (!rc && count_write(e, h->t, m))

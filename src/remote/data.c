@@ -9,8 +9,9 @@
 #include "remote/remote.h"
 
 #include "common/error.h"
-#include "table/mutation.h"
-#include "table/result.h"
+#include "model/mutation.h"
+#include "model/result.h"
+#include "model/rules.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -472,33 +473,6 @@ int remote_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 
 /* ---- check-and-mutate ------------------------------------------------------------- */
 
-/* The engine's rule (HRegion.checkAndMutate): an empty expected value
- * means "absent or empty"; otherwise `expected OP stored`. */
-static bool check_passes(const sbx_check *c, bool found, const uint8_t *stored,
-			 size_t stored_len)
-{
-	bool expect_null = !c->value || c->value_len == 0;
-	if (expect_null) {
-		bool empty = !found || stored_len == 0;
-		return c->op == SBX_CMP_NOT_EQUAL ? !empty : empty;
-	}
-	if (!found)
-		return c->op == SBX_CMP_NOT_EQUAL;
-	size_t n = c->value_len < stored_len ? c->value_len : stored_len;
-	int r = n ? memcmp(c->value, stored, n) : 0;
-	if (!r)
-		r = c->value_len < stored_len ? -1 : c->value_len > stored_len;
-	switch (c->op) {
-	case SBX_CMP_LESS: return r < 0;
-	case SBX_CMP_LESS_OR_EQUAL: return r <= 0;
-	case SBX_CMP_EQUAL: return r == 0;
-	case SBX_CMP_NOT_EQUAL: return r != 0;
-	case SBX_CMP_GREATER_OR_EQUAL: return r >= 0;
-	case SBX_CMP_GREATER: return r > 0;
-	default: return true;
-	}
-}
-
 typedef enum cam_kind { CAM_PUT, CAM_DELETE } cam_kind;
 
 static int cam_kind_of(const sbx_check *c, const sbx_mutation *m, cam_kind *k)
@@ -629,7 +603,7 @@ int remote_check_and_mutate(void *p, const sbx_check *c, const sbx_mutation *m,
 		rc = read_checked(t, mut_row(m), m->row_len, c, &cur, &cell);
 		if (rc)
 			return rc;
-		bool pass = check_passes(c, cell != NULL, cell ? cell->value : NULL,
+		bool pass = model_check_passes(c, cell != NULL, cell ? cell->value : NULL,
 					 cell ? cell->value_len : 0);
 		if (!pass) {
 			sbx_result_free(cur);

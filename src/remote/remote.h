@@ -9,7 +9,7 @@
 #define SBX_REMOTE_REMOTE_H
 
 #include "common/buf.h"
-#include "table/backend.h"
+#include "model/backend.h"
 
 #include <jansson.h>
 #include <pthread.h>

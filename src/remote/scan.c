@@ -11,7 +11,8 @@
 
 #include "common/error.h"
 #include "saltbox/filter.h"
-#include "table/result.h"
+#include "model/result.h"
+#include "model/rules.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -462,13 +463,7 @@ int remote_get_by_scan(sbx_result **out, remote_table *t, const uint8_t *row,
 {
 	*out = NULL;
 	sbx_scan_opts o;
-	sbx_scan_opts_init(&o);
-	o.read = *opts;
-	o.start_row = row;
-	o.start_row_len = row_len;
-	o.stop_row = row;
-	o.stop_row_len = row_len;
-	o.stop_inclusive = true;
+	model_get_scan_opts(&o, row, row_len, opts);
 	void *s;
 	int rc = remote_scanner_open(&s, t, &o);
 	if (rc)
@@ -476,10 +471,8 @@ int remote_get_by_scan(sbx_result **out, remote_table *t, const uint8_t *row,
 	sbx_result *r = NULL;
 	rc = remote_scanner_next(s, &r);
 	remote_scanner_close(s);
-	if (rc == SBX_ITEROVER) {
-		rc = result_new(&r, row, row_len);
-		rc = rc ? rc : result_finish(r);
-	}
+	if (rc == SBX_ITEROVER)
+		rc = model_get_empty_result(&r, row, row_len);
 	if (rc) {
 		sbx_result_free(r);
 		return rc;

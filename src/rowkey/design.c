@@ -15,9 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Rule ids lint knows (lint.c); used to validate allow(...). */
-bool kd_lint_rule_known(const char *rule);
-
 static int elem_err(sbx_keyparse_pos *pos, const kd_elem *e, const char *fmt,
 		    ...) __attribute__((format(printf, 3, 4)));
 
@@ -366,7 +363,7 @@ static int check_options(sbx_keydesign *d, sbx_keyparse_pos *pos)
 					"design '%s': scan(%s) names no field "
 					"of the key", d->name, d->scan.items[i]);
 	for (size_t i = 0; i < d->allow.n; i++)
-		if (!kd_lint_rule_known(d->allow.items[i]))
+		if (!kd_lint_rule_find(d->allow.items[i]))
 			return elem_err(pos, first,
 					"design '%s': allow(%s) names no lint "
 					"rule", d->name, d->allow.items[i]);

@@ -136,6 +136,15 @@ sbx_keyorder kd_elem_order(const kd_elem *e);
 bool kd_is_salt_name(const char *name);
 bool kd_hash_from_name(const char *name, sbx_hash_algo *algo);
 const char *kd_hash_name(sbx_hash_algo algo);
+
+/* A lint rule (lint_rules.c): id, level, and the seed section it cites. */
+typedef struct kd_lint_rule {
+	const char *id;
+	sbx_lint_level level;
+	const char *cite;
+} kd_lint_rule;
+/* The rule with this id, or NULL. */
+const kd_lint_rule *kd_lint_rule_find(const char *id);
 /* Index of a field by name, or -1. */
 int kd_field_index(const sbx_keydesign *d, const char *name);
 bool kd_option_has(const kd_option_list *l, const char *item);

@@ -6,7 +6,7 @@
  * bytes, 32-bit wrap, abs(h % N)).
  */
 #include "common/error.h"
-#include "saltbox/rowkey.h"
+#include "rowkey/design.h"
 
 #include <openssl/evp.h>
 #include <string.h>
@@ -223,4 +223,33 @@ int sbx_phoenix_salt(const void *data, size_t len, int buckets)
 	int32_t sh = (int32_t)h;
 	int32_t r = sh % buckets; /* C99 %: truncates toward zero, as Java */
 	return r < 0 ? -r : r;
+}
+
+/* ---- names of the hashes in the key design language ---- */
+
+static const struct {
+	const char *name;
+	sbx_hash_algo algo;
+} HASHES[] = {
+	{"md5", SBX_HASH_MD5},         {"murmur3", SBX_HASH_MURMUR3_32},
+	{"murmur3_128", SBX_HASH_MURMUR3_128}, {"xxh32", SBX_HASH_XXH32},
+	{"xxh64", SBX_HASH_XXH64},     {"xxh3", SBX_HASH_XXH3},
+};
+
+bool kd_hash_from_name(const char *name, sbx_hash_algo *algo)
+{
+	for (size_t i = 0; i < sizeof HASHES / sizeof *HASHES; i++)
+		if (!strcmp(name, HASHES[i].name)) {
+			*algo = HASHES[i].algo;
+			return true;
+		}
+	return false;
+}
+
+const char *kd_hash_name(sbx_hash_algo algo)
+{
+	for (size_t i = 0; i < sizeof HASHES / sizeof *HASHES; i++)
+		if (HASHES[i].algo == algo)
+			return HASHES[i].name;
+	return "?";
 }

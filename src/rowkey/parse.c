@@ -509,33 +509,6 @@ bool kd_is_salt_name(const char *name)
 	return !strcmp(name, "salt");
 }
 
-static const struct {
-	const char *name;
-	sbx_hash_algo algo;
-} HASHES[] = {
-	{"md5", SBX_HASH_MD5},         {"murmur3", SBX_HASH_MURMUR3_32},
-	{"murmur3_128", SBX_HASH_MURMUR3_128}, {"xxh32", SBX_HASH_XXH32},
-	{"xxh64", SBX_HASH_XXH64},     {"xxh3", SBX_HASH_XXH3},
-};
-
-bool kd_hash_from_name(const char *name, sbx_hash_algo *algo)
-{
-	for (size_t i = 0; i < sizeof HASHES / sizeof *HASHES; i++)
-		if (!strcmp(name, HASHES[i].name)) {
-			*algo = HASHES[i].algo;
-			return true;
-		}
-	return false;
-}
-
-const char *kd_hash_name(sbx_hash_algo algo)
-{
-	for (size_t i = 0; i < sizeof HASHES / sizeof *HASHES; i++)
-		if (HASHES[i].algo == algo)
-			return HASHES[i].name;
-	return "?";
-}
-
 static void elem_free(kd_elem *e)
 {
 	free(e->name);

@@ -103,18 +103,6 @@ void rest_stream_scan(rest_response *rs, rest_fmt fmt, bool pb_frames,
 	rs->stream = (rest_stream){scan_stream_next, scan_stream_free, st};
 }
 
-void rest_location(rest_request *rq, rest_response *rs, const char *path)
-{
-	const char *host = rest_header(rq, "Host");
-	sbx_buf b = {0};
-	sbx_buf_printf(&b, "http://%s%s", host && *host ? host : rq->srv->host_port,
-			path);
-	sbx_buf_push(&b, 0);
-	if (b.data)
-		rest_set_header(rs, "Location", (const char *)b.data);
-	sbx_buf_free(&b);
-}
-
 /* ---- filters ----------------------------------------------------------------------- */
 
 /* AND a PrefixFilter onto an optional filter (the prefix scan route). */

@@ -1,112 +1,24 @@
 /*
- * regions_api.c - the public region API: HBase's split-policy thresholds
- * and RegionSplitter's pre-split algorithms (pure functions, the same on
- * every backend), and dispatch of region operations to the backend.
+ * regions_api.c - dispatch of the public region calls to the backend's
+ * regions capability (model/backend.h); the split-policy and pre-split
+ * arithmetic they share with keyviz is in src/model/regions.c.
  */
 #include "common/error.h"
-#include "table/backend.h"
-#include "table/names.h"
+#include "model/names.h"
+#include "table/dispatch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void sbx_split_policy_init(sbx_split_policy *p)
-{
-	memset(p, 0, sizeof *p);
-	p->kind = SBX_SPLIT_STEPPING;
-	p->max_file_size = UINT64_C(10737418240); /* hbase.hregion.max.filesize */
-	p->flush_size = UINT64_C(134217728); /* hbase.hregion.memstore.flush.size */
-	p->delimiter = '_';
-}
-
-uint64_t sbx_split_threshold(const sbx_split_policy *p, int regions_on_server)
-{
-	uint64_t initial = 2 * p->flush_size;
-	switch (p->kind) {
-	case SBX_SPLIT_DISABLED:
-		return UINT64_MAX;
-	case SBX_SPLIT_CONSTANT_SIZE:
-		return p->max_file_size;
-	case SBX_SPLIT_STEPPING:
-		return regions_on_server == 1 ? initial : p->max_file_size;
-	default: { /* IncreasingToUpperBound and its KeyPrefix variants */
-		if (regions_on_server <= 0 || regions_on_server > 100)
-			return p->max_file_size;
-		uint64_t r = (uint64_t)regions_on_server;
-		uint64_t v = initial * r * r * r;
-		if (v / (r * r * r) != initial) /* overflow */
-			return p->max_file_size;
-		return v < p->max_file_size ? v : p->max_file_size;
-	}
-	}
-}
-
-void sbx_split_keys_free(sbx_split_keys *k)
-{
-	if (!k)
-		return;
-	for (size_t i = 0; i < k->n; i++)
-		free((void *)k->keys[i].data);
-	free(k->keys);
-	k->keys = NULL;
-	k->n = 0;
-}
-
-int sbx_split_keys_compute(sbx_split_keys *out, sbx_split_algo algo,
-			   int nregions)
-{
-	memset(out, 0, sizeof *out);
-	if (nregions < 2 || nregions > 65536)
-		return sbx_error_set(SBX_EINVAL,
-				     "number of regions must be in [2, 65536], "
-				     "got %d",
-				     nregions);
-	size_t n = (size_t)nregions - 1;
-	out->keys = calloc(n, sizeof *out->keys);
-	if (!out->keys)
-		return SBX_ENOMEM_SET();
-	for (size_t i = 1; i <= n; i++) {
-		uint8_t *k = NULL;
-		size_t len = 0;
-		if (algo == SBX_SPLITALGO_UNIFORM) {
-			/* Bytes.split over 00..FF x 8 */
-			unsigned __int128 v = (unsigned __int128)UINT64_MAX * i /
-					      (unsigned)nregions;
-			uint64_t x = (uint64_t)v;
-			k = malloc(8);
-			len = 8;
-			for (int b = 7; k && b >= 0; b--, x >>= 8)
-				k[b] = (uint8_t)x;
-		} else {
-			/* NumberStringSplit: first + range * i / n, padded to 8 */
-			bool hexa = algo == SBX_SPLITALGO_HEX_STRING;
-			uint64_t range = hexa ? UINT64_C(0x100000000)
-					      : UINT64_C(100000000);
-			uint64_t v = range * i / (unsigned)nregions;
-			k = malloc(9);
-			len = 8;
-			if (k)
-				snprintf((char *)k, 9, hexa ? "%08llx" : "%08llu",
-					 (unsigned long long)v);
-		}
-		if (!k) {
-			sbx_split_keys_free(out);
-			return SBX_ENOMEM_SET();
-		}
-		out->keys[out->n].data = k;
-		out->keys[out->n].len = len;
-		out->n++;
-	}
-	return SBX_OK;
-}
-
-#define CHECK_NAME(name)                                                     \
-	do {                                                                 \
-		char ns_[SBX_MAX_TABLE_NAME + 1], q_[SBX_MAX_TABLE_NAME + 1]; \
-		int rc_ = names_split_table((name), ns_, q_);                \
-		if (rc_)                                                     \
-			return rc_;                                          \
+#define CHECK_NAME(name)                                                       \
+	do {                                                                   \
+		char ns_[SBX_MAX_TABLE_NAME + 1], q_[SBX_MAX_TABLE_NAME + 1];  \
+		int rc_ = names_split_table((name), ns_, q_);                  \
+		if (rc_)                                                       \
+			return rc_;                                            \
+		if (!db->ops->regions)                                         \
+			return table_unsupported(db, "regions", "region");     \
 	} while (0)
 
 int sbx_table_regions(sbx_region_info **out, size_t *n, sbx_db *db,
@@ -115,17 +27,7 @@ int sbx_table_regions(sbx_region_info **out, size_t *n, sbx_db *db,
 	*out = NULL;
 	*n = 0;
 	CHECK_NAME(table);
-	return db->ops->regions(out, n, db->impl, table);
-}
-
-void sbx_region_infos_free(sbx_region_info *r, size_t n)
-{
-	for (size_t i = 0; r && i < n; i++) {
-		free(r[i].name);
-		free(r[i].start_key);
-		free(r[i].end_key);
-	}
-	free(r);
+	return db->ops->regions->regions(out, n, db->impl, table);
 }
 
 int sbx_table_split(sbx_db *db, const char *table, const void *split_key,
@@ -135,14 +37,16 @@ int sbx_table_split(sbx_db *db, const char *table, const void *split_key,
 	if (split_key_len > SBX_MAX_ROW_LENGTH)
 		return sbx_error_set(SBX_ETOOLARGE, "split key longer than %d bytes",
 				     SBX_MAX_ROW_LENGTH);
-	return db->ops->split(db->impl, table, split_key, split_key_len);
+	return db->ops->regions->split(db->impl, table, split_key,
+				       split_key_len);
 }
 
 int sbx_table_merge(sbx_db *db, const char *table, const void *start_key,
 		    size_t start_key_len)
 {
 	CHECK_NAME(table);
-	return db->ops->merge(db->impl, table, start_key, start_key_len);
+	return db->ops->regions->merge(db->impl, table, start_key,
+				       start_key_len);
 }
 
 int sbx_table_set_split_policy(sbx_db *db, const char *table,
@@ -159,14 +63,14 @@ int sbx_table_set_split_policy(sbx_db *db, const char *table,
 		return sbx_error_set(SBX_EINVAL,
 				     "KeyPrefixRegionSplitPolicy needs "
 				     "prefix_length > 0");
-	return db->ops->set_split_policy(db->impl, table, p);
+	return db->ops->regions->set_split_policy(db->impl, table, p);
 }
 
 int sbx_table_get_split_policy(sbx_split_policy *p, sbx_db *db,
 			       const char *table)
 {
 	CHECK_NAME(table);
-	return db->ops->get_split_policy(db->impl, table, p);
+	return db->ops->regions->get_split_policy(db->impl, table, p);
 }
 
 int sbx_table_load(sbx_region_load **out, size_t *n, sbx_db *db,
@@ -177,20 +81,11 @@ int sbx_table_load(sbx_region_load **out, size_t *n, sbx_db *db,
 	CHECK_NAME(table);
 	if (nbuckets == 0)
 		return sbx_error_set(SBX_EINVAL, "nbuckets must be > 0");
-	return db->ops->load(out, n, db->impl, table, nbuckets);
-}
-
-void sbx_region_loads_free(sbx_region_load *l, size_t n)
-{
-	for (size_t i = 0; l && i < n; i++) {
-		free(l[i].start_key);
-		free(l[i].end_key);
-		free(l[i].buckets);
-	}
-	free(l);
+	return db->ops->regions->load(out, n, db->impl, table, nbuckets);
 }
 
 int sbx_db_region_servers(sbx_db *db)
 {
-	return db->ops->region_servers(db->impl);
+	return db->ops->regions ? db->ops->regions->region_servers(db->impl)
+				: 0;
 }

@@ -1,5 +1,5 @@
 # Included by src/CMakeLists.txt: embed the /ui page (src/server/ui/*) into
-# libsaltbox as ui_assets.c, regenerated when any of its files changes.
+# the server layer as ui_assets.c, regenerated when any of its files changes.
 file(GLOB SBX_UI_ASSETS CONFIGURE_DEPENDS
      ${CMAKE_CURRENT_SOURCE_DIR}/server/ui/*.html
      ${CMAKE_CURRENT_SOURCE_DIR}/server/ui/*.js
@@ -12,4 +12,4 @@ add_custom_command(
   DEPENDS ${SBX_UI_ASSETS} ${CMAKE_CURRENT_SOURCE_DIR}/server/ui/embed.cmake
   COMMENT "Embedding the /ui page"
   VERBATIM)
-target_sources(saltbox PRIVATE ${SBX_UI_C})
+target_sources(sbx_server PRIVATE ${SBX_UI_C})

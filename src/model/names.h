@@ -1,6 +1,6 @@
 /* names.h - HBase's rules for namespace, table and family names (internal). */
-#ifndef SBX_TABLE_NAMES_H
-#define SBX_TABLE_NAMES_H
+#ifndef SBX_MODEL_NAMES_H
+#define SBX_MODEL_NAMES_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -5,7 +5,7 @@
  * with '.'. Names never become file-system paths (tables map to numbered
  * RocksDB column families), but they are still checked strictly.
  */
-#include "table/names.h"
+#include "model/names.h"
 
 #include "common/error.h"
 #include "saltbox/db.h"

@@ -4,8 +4,8 @@
  * at once; if the arena has to move, the views are rebased onto the new
  * block, so they are valid at every step.
  */
-#ifndef SBX_TABLE_RESULT_H
-#define SBX_TABLE_RESULT_H
+#ifndef SBX_MODEL_RESULT_H
+#define SBX_MODEL_RESULT_H
 
 #include "common/buf.h"
 #include "saltbox/table.h"

@@ -11,7 +11,7 @@
  * result about when it asks for the next, costs no malloc per row at all:
  * glibc serves blocks over 1 KiB from its slower bins.
  */
-#include "table/result.h"
+#include "model/result.h"
 
 #include "common/error.h"
 

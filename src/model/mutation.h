@@ -2,8 +2,8 @@
  * mutation.h - the in-memory form of sbx_mutation shared by both backends:
  * one row and a list of operations whose byte arguments live in one arena.
  */
-#ifndef SBX_TABLE_MUTATION_H
-#define SBX_TABLE_MUTATION_H
+#ifndef SBX_MODEL_MUTATION_H
+#define SBX_MODEL_MUTATION_H
 
 #include "common/buf.h"
 #include "saltbox/table.h"

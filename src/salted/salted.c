@@ -9,7 +9,6 @@
 
 #include "common/buf.h"
 #include "common/error.h"
-#include "table/scanner.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -136,9 +135,8 @@ static int refill(merge *m, size_t k)
 	return SBX_OK;
 }
 
-static void merge_close(void *impl, sbx_table *t)
+static void merge_close(void *impl)
 {
-	(void)t;
 	merge *m = impl;
 	for (size_t i = 0; i < m->nsubs; i++) {
 		sub *s = &m->subs[i];
@@ -153,9 +151,8 @@ static void merge_close(void *impl, sbx_table *t)
 	free(m);
 }
 
-static int merge_next(void *impl, sbx_table *t, sbx_result **out)
+static int merge_next(void *impl, sbx_result **out)
 {
-	(void)t;
 	merge *m = impl;
 	if (m->nheap == 0)
 		return SBX_ITEROVER;
@@ -189,7 +186,7 @@ static int merge_next(void *impl, sbx_table *t, sbx_result **out)
 	return SBX_OK;
 }
 
-static const scanner_ops merge_ops = {merge_next, merge_close};
+static const sbx_scanner_ops merge_ops = {merge_next, merge_close};
 
 int sbx_scanner_open_plan(sbx_scanner **out, sbx_table *t,
 			  const sbx_keyplan *plan, const sbx_scan_opts *opts)
@@ -206,9 +203,7 @@ int sbx_scanner_open_plan(sbx_scanner **out, sbx_table *t,
 		return sbx_error_set(SBX_EINVAL,
 				     "a merged scan runs one scanner per range; "
 				     "one filter object cannot serve them all");
-	int rc = scanner_check_opts(opts);
-	if (rc)
-		return rc;
+	int rc = SBX_OK;
 	merge *m = calloc(1, sizeof *m);
 	if (!m)
 		return SBX_ENOMEM_SET();
@@ -222,7 +217,7 @@ int sbx_scanner_open_plan(sbx_scanner **out, sbx_table *t,
 			   ? (size_t)opts->limit
 			   : READ_AHEAD;
 	if (!m->subs || !m->heap) {
-		merge_close(m, t);
+		merge_close(m);
 		return SBX_ENOMEM_SET();
 	}
 	for (size_t i = 0; !rc && i < plan->count; i++) {
@@ -250,10 +245,10 @@ int sbx_scanner_open_plan(sbx_scanner **out, sbx_table *t,
 			rc = refill(m, i);
 	}
 	if (rc) {
-		merge_close(m, t);
+		merge_close(m);
 		return rc;
 	}
-	return scanner_wrap(out, t, &merge_ops, m);
+	return sbx_scanner_new(out, &merge_ops, m);
 }
 
 int sbx_table_get_record(sbx_result **out, sbx_table *t,
