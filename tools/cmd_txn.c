@@ -201,8 +201,8 @@ static int cmd_resolve(sbx_db *db, const txn_args *a)
 		fprintf(stderr, "saltbox txn resolve: %s\n", sbx_errmsg());
 		return 1;
 	}
-	printf("%zu lock(s) resolved, %zu not expired yet\n", resolved,
-	       remaining);
+	printf("%zu lock(s) resolved, %zu left (not expired, or garbage)\n",
+	       resolved, remaining);
 	return 0;
 }
 

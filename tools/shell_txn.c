@@ -612,7 +612,8 @@ int shell_cmd_txn_resolve(shell *sh, const sbx_shell_cmd *c)
 				       NULL);
 	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
-	fprintf(sh->out, "%zu lock(s) resolved, %zu not expired yet\n",
+	fprintf(sh->out, "%zu lock(s) resolved, %zu left (not expired, or "
+			 "garbage)\n",
 		resolved, remaining);
 	return 0;
 }

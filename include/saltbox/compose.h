@@ -1,12 +1,12 @@
 /*
  * saltbox/compose.h - building blocks for layers built over the table API
- * (transactions, the datastore): read back what a mutation holds, make a
- * result from cells, and give an iterator of one's own the sbx_scanner
- * interface. With these a layer needs nothing but the public headers, so
- * it runs unchanged on every backend.
+ * (transactions, the datastore): read back what a mutation holds and make
+ * a result from cells (an iterator of one's own becomes an sbx_scanner
+ * with sbx_scanner_new, saltbox/table.h). With these a layer needs nothing
+ * but the public headers, so it runs unchanged on every backend.
  *
- * Thread-safety: as the objects they touch (a mutation, result or scanner
- * belongs to one thread at a time).
+ * Thread-safety: as the objects they touch (a mutation or result belongs
+ * to one thread at a time).
  */
 #ifndef SALTBOX_COMPOSE_H
 #define SALTBOX_COMPOSE_H
@@ -43,12 +43,12 @@ typedef struct sbx_mutation_op {
 } sbx_mutation_op;
 
 /* The row the mutation changes (owned by the mutation). */
-const uint8_t *sbx_mutation_row(const sbx_mutation *m, size_t *len);
+SBX_API const uint8_t *sbx_mutation_row(const sbx_mutation *m, size_t *len);
 /* Number of operations. */
-size_t sbx_mutation_size(const sbx_mutation *m);
+SBX_API size_t sbx_mutation_size(const sbx_mutation *m);
 /* Operation i (0 <= i < size) into *out; SBX_EINVAL if i is out of range. */
-int sbx_mutation_op_at(sbx_mutation_op *out, const sbx_mutation *m, size_t i);
-sbx_durability sbx_mutation_durability(const sbx_mutation *m);
+SBX_API int sbx_mutation_op_at(sbx_mutation_op *out, const sbx_mutation *m, size_t i);
+SBX_API sbx_durability sbx_mutation_durability(const sbx_mutation *m);
 
 /* ---- making a result ---------------------------------------------------- */
 
@@ -59,23 +59,8 @@ sbx_durability sbx_mutation_durability(const sbx_mutation *m);
  * sbx_result_free(). n = 0 makes an empty result, as a get of a missing row
  * returns it.
  */
-int sbx_result_from_cells(sbx_result **out, const void *row, size_t row_len,
+SBX_API int sbx_result_from_cells(sbx_result **out, const void *row, size_t row_len,
 			  const sbx_cell *cells, size_t n);
-
-/* ---- a scanner of one's own --------------------------------------------- */
-
-/* next returns what sbx_scanner_next returns (SBX_OK with *out set,
- * SBX_ITEROVER, or an error); close releases `state`. */
-typedef struct sbx_scanner_impl {
-	int (*next)(void *state, sbx_result **out);
-	void (*close)(void *state);
-} sbx_scanner_impl;
-
-/* Wrap `state` as an sbx_scanner: sbx_scanner_next/close call impl. impl is
- * copied; state is owned by the scanner from now on and released through
- * impl->close, even when this call fails. */
-int sbx_scanner_from(sbx_scanner **out, const sbx_scanner_impl *impl,
-		     void *state);
 
 #ifdef __cplusplus
 }

@@ -90,25 +90,25 @@ typedef struct sbx_txn_options {
 	void *fault_arg;
 } sbx_txn_options;
 
-void sbx_txn_options_init(sbx_txn_options *o);
+SBX_API void sbx_txn_options_init(sbx_txn_options *o);
 
 /* ---- tables ----------------------------------------------------------------- */
 
 /* The lock family's descriptor (VERSIONS 1), to list among a new table's
  * families. */
-void sbx_txn_lock_family(sbx_family_desc *out);
+SBX_API void sbx_txn_lock_family(sbx_family_desc *out);
 /* Add the lock family to an existing table if it lacks it (alter). */
-int sbx_txn_prepare_table(sbx_db *db, const char *table);
+SBX_API int sbx_txn_prepare_table(sbx_db *db, const char *table);
 
 /* ---- transactions ------------------------------------------------------- */
 
 /* Start a transaction with default options (or `opts`, copied). Nothing is
  * sent to the store. *out is owned by the caller until commit/rollback. */
-int sbx_txn_begin(sbx_txn **out, sbx_db *db);
-int sbx_txn_begin_with(sbx_txn **out, sbx_db *db, const sbx_txn_options *opts);
+SBX_API int sbx_txn_begin(sbx_txn **out, sbx_db *db);
+SBX_API int sbx_txn_begin_with(sbx_txn **out, sbx_db *db, const sbx_txn_options *opts);
 
 /* A random 64-bit id, written into this transaction's locks. */
-uint64_t sbx_txn_id(const sbx_txn *txn);
+SBX_API uint64_t sbx_txn_id(const sbx_txn *txn);
 
 /*
  * Get one row as sbx_table_get() does (opts may be NULL), seeing this
@@ -121,7 +121,7 @@ uint64_t sbx_txn_id(const sbx_txn *txn);
  * the lock family; SBX_EUNSUPPORTED for a filter on a row this transaction
  * has written; SBX_EINVAL for raw reads.
  */
-int sbx_txn_get(sbx_result **out, sbx_txn *txn, sbx_table *t, const void *row,
+SBX_API int sbx_txn_get(sbx_result **out, sbx_txn *txn, sbx_table *t, const void *row,
 		size_t row_len, const sbx_read_opts *opts);
 
 /*
@@ -132,7 +132,7 @@ int sbx_txn_get(sbx_result **out, sbx_txn *txn, sbx_table *t, const void *row,
  * version and DeleteFamilyVersion are SBX_EUNSUPPORTED (an abort could not
  * undo them over HBase REST). m is only read; the caller still frees it.
  */
-int sbx_txn_mutate(sbx_txn *txn, sbx_table *t, const sbx_mutation *m);
+SBX_API int sbx_txn_mutate(sbx_txn *txn, sbx_table *t, const sbx_mutation *m);
 
 /*
  * Scan through the transaction: rows as sbx_scanner_open() returns them
@@ -144,7 +144,7 @@ int sbx_txn_mutate(sbx_txn *txn, sbx_table *t, const sbx_mutation *m);
  * scanner borrows txn and t: close it before commit or rollback.
  * sbx_scanner_next() may return SBX_ECONFLICT as sbx_txn_get() does.
  */
-int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
+SBX_API int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
 			 const sbx_scan_opts *opts);
 
 /*
@@ -155,10 +155,10 @@ int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
  * could not remove are rolled back by whoever meets them after they
  * expire. A transaction that neither wrote nor read commits at once.
  */
-int sbx_txn_commit(sbx_txn *txn);
+SBX_API int sbx_txn_commit(sbx_txn *txn);
 
 /* Drop the buffered writes and free the transaction (NULL is a no-op). */
-void sbx_txn_rollback(sbx_txn *txn);
+SBX_API void sbx_txn_rollback(sbx_txn *txn);
 
 /*
  * Run fn(txn, arg) in a new transaction and commit it; on SBX_ECONFLICT
@@ -168,7 +168,7 @@ void sbx_txn_rollback(sbx_txn *txn);
  * itself. *attempts (may be NULL) receives how many transactions ran.
  */
 typedef int (*sbx_txn_fn)(sbx_txn *txn, void *arg);
-int sbx_txn_run(int *attempts, sbx_db *db, const sbx_txn_options *opts,
+SBX_API int sbx_txn_run(int *attempts, sbx_db *db, const sbx_txn_options *opts,
 		sbx_txn_fn fn, void *arg);
 
 /* ---- locks: listing and recovery ---------------------------------------- */
@@ -200,9 +200,9 @@ typedef struct sbx_txn_lock_info {
 /* Every lock of `table` that is not STABLE (in progress, committed but not
  * yet applied, or garbage), in row order. *out is owned by the caller:
  * sbx_txn_lock_infos_free(). */
-int sbx_txn_locks(sbx_txn_lock_info **out, size_t *n, sbx_db *db,
+SBX_API int sbx_txn_locks(sbx_txn_lock_info **out, size_t *n, sbx_db *db,
 		  const char *table);
-void sbx_txn_lock_infos_free(sbx_txn_lock_info *v, size_t n);
+SBX_API void sbx_txn_lock_infos_free(sbx_txn_lock_info *v, size_t n);
 
 typedef enum sbx_txn_resolution {
 	SBX_TXN_UNLOCKED = 0,     /* nothing to do: the lock is stable */
@@ -212,12 +212,12 @@ typedef enum sbx_txn_resolution {
 	SBX_TXN_RESET,            /* garbage replaced (reset_garbage_locks) */
 } sbx_txn_resolution;
 
-const char *sbx_txn_resolution_name(sbx_txn_resolution r);
+SBX_API const char *sbx_txn_resolution_name(sbx_txn_resolution r);
 
 /* Resolve the lock of one row: roll its transaction forward if its primary
  * committed (at once), back if the lock expired without committing.
  * opts may be NULL. */
-int sbx_txn_resolve(sbx_txn_resolution *out, sbx_db *db, const char *table,
+SBX_API int sbx_txn_resolve(sbx_txn_resolution *out, sbx_db *db, const char *table,
 		    const void *row, size_t row_len,
 		    const sbx_txn_options *opts);
 /* The same for every lock sbx_txn_locks() lists in `table`: *resolved
@@ -225,7 +225,7 @@ int sbx_txn_resolve(sbx_txn_resolution *out, sbx_db *db, const char *table,
  * or resolved with another row of their transaction), *remaining those
  * left: not expired, or garbage when reset_garbage_locks is off. Either
  * pointer may be NULL. */
-int sbx_txn_resolve_table(size_t *resolved, size_t *remaining, sbx_db *db,
+SBX_API int sbx_txn_resolve_table(size_t *resolved, size_t *remaining, sbx_db *db,
 			  const char *table, const sbx_txn_options *opts);
 
 #ifdef __cplusplus

@@ -197,18 +197,6 @@ int tx_resolve_seen(tx_meet *out, sbx_txn_resolution *how_out, tx_tables *ts,
 
 /* ---- public: resolving and listing ------------------------------------- */
 
-const char *sbx_txn_resolution_name(sbx_txn_resolution r)
-{
-	switch (r) {
-	case SBX_TXN_UNLOCKED: return "unlocked";
-	case SBX_TXN_ROLLED_FORWARD: return "rolled forward";
-	case SBX_TXN_ROLLED_BACK: return "rolled back";
-	case SBX_TXN_NOT_EXPIRED: return "not expired";
-	case SBX_TXN_RESET: return "reset";
-	}
-	return "?";
-}
-
 /* Replace a garbage lock `seen` by an empty STABLE one. */
 static int reset_garbage(sbx_table *t, const uint8_t *row, size_t row_len,
 			 const tx_seen *seen, bool *ok)

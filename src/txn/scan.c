@@ -18,8 +18,8 @@
 #include <string.h>
 
 typedef struct txscan {
-	sbx_txn *txn; /* NULL once the transaction ended */
-	struct txscan *next, *prev;
+	tx_scan_link link; /* first: the transaction's list of its scanners */
+	sbx_txn *txn;      /* NULL once the transaction ended */
 	size_t table;
 	sbx_scanner *s;     /* the store's scanner (NULL once drained) */
 	sbx_result *ahead;  /* its next row, not yet handled */
@@ -81,24 +81,16 @@ static void txscan_free(txscan *x)
 	}
 	free(x->cols);
 	free(x->own);
-	if (x->txn) {
-		x->txn->scanners--;
-		if (x->prev)
-			x->prev->next = x->next;
+	if (x->link.txn) {
+		x->link.txn->scanners--;
+		if (x->link.prev)
+			x->link.prev->next = x->link.next;
 		else
-			x->txn->scans = x->next;
-		if (x->next)
-			x->next->prev = x->prev;
+			x->link.txn->scans = x->link.next;
+		if (x->link.next)
+			x->link.next->prev = x->link.prev;
 	}
 	free(x);
-}
-
-void tx_detach_scanners(sbx_txn *txn)
-{
-	for (txscan *x = txn->scans; x; x = x->next)
-		x->txn = NULL;
-	txn->scans = NULL;
-	txn->scanners = 0;
 }
 
 static void txscan_close(void *p)
@@ -169,7 +161,7 @@ static int txscan_next(void *p, sbx_result **out)
 {
 	txscan *x = p;
 	*out = NULL;
-	if (!x->txn)
+	if (!x->link.txn)
 		return sbx_error_set(SBX_EINVAL,
 				     "the scanner's transaction has ended");
 	for (;;) {
@@ -349,11 +341,12 @@ int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
 	if (!x)
 		return SBX_ENOMEM_SET();
 	x->txn = txn;
+	x->link.txn = txn;
 	txn->scanners++;
-	x->next = txn->scans;
+	x->link.next = txn->scans;
 	if (txn->scans)
-		txn->scans->prev = x;
-	txn->scans = x;
+		txn->scans->prev = &x->link;
+	txn->scans = &x->link;
 	x->reversed = opts->reversed;
 	x->limit = opts->limit;
 	x->keys_only = opts->read.filter || opts->read.min_ts != 0 ||
@@ -392,6 +385,6 @@ int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
 		txscan_free(x);
 		return rc;
 	}
-	static const sbx_scanner_impl impl = {txscan_next, txscan_close};
-	return sbx_scanner_from(out, &impl, x);
+	static const sbx_scanner_ops ops = {txscan_next, txscan_close};
+	return sbx_scanner_new(out, &ops, x);
 }

@@ -17,20 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-void sbx_txn_options_init(sbx_txn_options *o)
-{
-	memset(o, 0, sizeof *o);
-	o->lock_timeout_ms = 5000;
-	o->lock_wait_ms = 100;
-	o->retry_budget_ms = 5000;
-}
-
-void sbx_txn_lock_family(sbx_family_desc *out)
-{
-	sbx_family_desc_init(out, SBX_TXN_LOCK_FAMILY);
-	out->max_versions = 1;
-}
-
 static uint64_t random_id(void)
 {
 	uint64_t v = 0;
@@ -100,7 +86,8 @@ static void row_free(tx_row *r)
 
 void tx_free(sbx_txn *txn)
 {
-	tx_detach_scanners(txn);
+	for (tx_scan_link *l = txn->scans; l; l = l->next)
+		l->txn = NULL; /* their next() now fails */
 	for (size_t i = 0; i < txn->nrows; i++)
 		row_free(txn->rows[i]);
 	free(txn->rows);

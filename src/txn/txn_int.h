@@ -206,6 +206,14 @@ typedef struct tx_row {
 
 enum tx_state { TX_ACTIVE, TX_FAILED };
 
+/* An open scanner in its transaction's list; tx_free() cuts them loose
+ * (link.txn = NULL) so a scanner closed after the transaction ended
+ * neither touches it nor crashes. */
+typedef struct tx_scan_link {
+	struct tx_scan_link *next, *prev;
+	sbx_txn *txn;
+} tx_scan_link;
+
 struct sbx_txn {
 	sbx_db *db;
 	sbx_txn_options opts;
@@ -216,8 +224,8 @@ struct sbx_txn {
 	size_t *index; /* open-addressing hash of rows, 0 = empty, else i+1 */
 	size_t index_cap;
 	int state;
-	int scanners;         /* open scanners */
-	struct txscan *scans; /* ... in a list, detached when txn is freed */
+	int scanners;	     /* open scanners */
+	tx_scan_link *scans; /* ... in a list */
 };
 
 /* The row (t, row), added if new (SBX_ETOOLARGE past the cap). */

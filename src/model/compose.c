@@ -1,17 +1,15 @@
 /*
  * compose.c - the building blocks of include/saltbox/compose.h: a mutation's
- * operations read back, a result made from cells, and a caller's iterator
- * behind the one scanner contract (scanner.h). They let layers above the
- * table API (transactions, the datastore) use only public headers.
+ * operations read back and a result made from cells. With them (and
+ * sbx_scanner_new) layers above the table API (transactions, the
+ * datastore) use only public headers.
  */
 #include "saltbox/compose.h"
 
 #include "common/error.h"
-#include "table/mutation.h"
-#include "table/result.h"
-#include "table/scanner.h"
+#include "model/mutation.h"
+#include "model/result.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 const uint8_t *sbx_mutation_row(const sbx_mutation *m, size_t *len)
@@ -85,42 +83,4 @@ int sbx_result_from_cells(sbx_result **out, const void *row, size_t row_len,
 	}
 	*out = r;
 	return SBX_OK;
-}
-
-typedef struct custom_scanner {
-	sbx_scanner_impl impl;
-	void *state;
-} custom_scanner;
-
-static int custom_next(void *p, sbx_table *t, sbx_result **out)
-{
-	(void)t;
-	custom_scanner *s = p;
-	return s->impl.next(s->state, out);
-}
-
-static void custom_close(void *p, sbx_table *t)
-{
-	(void)t;
-	custom_scanner *s = p;
-	if (s->impl.close)
-		s->impl.close(s->state);
-	free(s);
-}
-
-static const scanner_ops custom_ops = {custom_next, custom_close};
-
-int sbx_scanner_from(sbx_scanner **out, const sbx_scanner_impl *impl,
-		     void *state)
-{
-	*out = NULL;
-	custom_scanner *s = malloc(sizeof *s);
-	if (!s) {
-		if (impl->close)
-			impl->close(state);
-		return SBX_ENOMEM_SET();
-	}
-	s->impl = *impl;
-	s->state = state;
-	return scanner_wrap(out, NULL, &custom_ops, s);
 }
