@@ -163,6 +163,14 @@ static void test_lock_codec(void)
 	CHECK_INT(lock_decode(&lk, b.data, b.len), SBX_OK);
 	CHECK_INT(lk.state, TX_STABLE);
 	CHECK_INT(lk.commit_ts, 1234);
+	sbx_buf doc = {0}; /* the example in docs/transactions.md */
+	CHECK_INT(lock_encode_stable(&doc, 1700000000000, 1700000000002), SBX_OK);
+	CHECK(doc.len == 24 &&
+	      !memcmp(doc.data,
+		      "TX\x01\x01\x00\x00\x01\x8b\xcf\xe5\x68\x00"
+		      "\x00\x00\x01\x8b\xcf\xe5\x68\x02\x08\x90\x85\x9e",
+		      24));
+	sbx_buf_free(&doc);
 	CHECK_INT(lk.version, 1236);
 
 	tx_ref secs[2] = {{"t", 1, (const uint8_t *)"r2", 2},

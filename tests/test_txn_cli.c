@@ -178,4 +178,40 @@ static void test_locks_and_resolve(void)
 	CHECK_OUT("saltbox txn locks: ");
 }
 
-TEST_MAIN(T(test_shell_block), T(test_locks_and_resolve))
+static char *slurp(const char *rel)
+{
+	char path[4096];
+	const char *src = getenv("SBX_SOURCE_DIR");
+	snprintf(path, sizeof path, "%s/%s", src ? src : ".", rel);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* docs/transactions.md shows examples/txn_transfer.c verbatim, and names
+ * the lock family the header defines. */
+static void test_doc_shows_the_example(void)
+{
+	char *doc = slurp("docs/transactions.md");
+	char *ex = slurp("examples/txn_transfer.c");
+	REQUIRE(doc && ex);
+	CHECK(strstr(doc, ex) != NULL);
+	CHECK(strstr(doc, "**`" SBX_TXN_LOCK_FAMILY "`**") != NULL);
+	free(doc);
+	free(ex);
+}
+
+TEST_MAIN(T(test_shell_block), T(test_locks_and_resolve),
+	  T(test_doc_shows_the_example))
