@@ -183,7 +183,8 @@ static double measure(sbx_db *db, sbx_table *t, op_kind k, int ops)
 	return median(v, 5);
 }
 
-/* ---- zipfian contention ----------------------------------------------------- */
+/* ---- zipfian contention -----------------------------------------------------
+ */
 
 typedef struct zipf {
 	double *cdf;
@@ -259,7 +260,7 @@ static void contention(const char *backend, sbx_db *db, sbx_table *t,
 	double t0 = now_s();
 	for (int i = 0; i < 4; i++) {
 		c[i] = (contender){db, t, &z, t0 + seconds, 1234u + (unsigned)i,
-				   0, 0, 0};
+				   0,  0, 0};
 		if (pthread_create(&th[i], NULL, contend, &c[i]))
 			die("thread");
 	}
@@ -282,7 +283,8 @@ static void contention(const char *backend, sbx_db *db, sbx_table *t,
 	free(z.cdf);
 }
 
-/* ---- one backend ---------------------------------------------------------- */
+/* ---- one backend ----------------------------------------------------------
+ */
 
 static void bench_backend(const char *backend, sbx_db *db, int ops,
 			  double seconds)
@@ -324,11 +326,12 @@ static void bench_backend(const char *backend, sbx_db *db, int ops,
 		if (only >= 0 && i != only && i != rows[i].ref)
 			continue;
 		/* the same start for each: earlier writes compacted away (the
-		 * remote backend cannot compact; the store behind it is small) */
+		 * remote backend cannot compact; the store behind it is small)
+		 */
 		sbx_table_major_compact(db, "acct");
 		us[i] = measure(db, t, rows[i].k, ops);
-		printf("%-9s %-34s %10.1f %8.2f\n", backend, rows[i].name, us[i],
-		       us[i] / us[rows[i].ref]);
+		printf("%-9s %-34s %10.1f %8.2f\n", backend, rows[i].name,
+		       us[i], us[i] / us[rows[i].ref]);
 		fflush(stdout);
 	}
 	if (only < 0)

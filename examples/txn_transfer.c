@@ -11,14 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TRY(call)                                                            \
-	do {                                                                 \
-		int rc_ = (call);                                            \
-		if (rc_ != SBX_OK) {                                         \
-			fprintf(stderr, "%s: %s (%s)\n", #call, sbx_errmsg(), \
-				sbx_strerror(rc_));                          \
-			exit(1);                                             \
-		}                                                            \
+#define TRY(call)                                                              \
+	do {                                                                   \
+		int rc_ = (call);                                              \
+		if (rc_ != SBX_OK) {                                           \
+			fprintf(stderr, "%s: %s (%s)\n", #call, sbx_errmsg(),  \
+				sbx_strerror(rc_));                            \
+			exit(1);                                               \
+		}                                                              \
 	} while (0)
 
 /* The balance in cf:bal (decimal text), 0 for a missing account. */

@@ -78,10 +78,10 @@ static int tdel(sbx_txn *txn, sbx_table *t, const char *row, const char *q)
 {
 	sbx_mutation *m;
 	int rc = sbx_mutation_new(&m, row, strlen(row));
-	rc = rc ? rc
-		: q ? sbx_mutation_delete(m, SBX_CELL_DELETE_COLUMN, "cf", q,
-					  strlen(q), SBX_LATEST_TIMESTAMP)
-		    : sbx_mutation_delete_row(m, SBX_LATEST_TIMESTAMP);
+	rc = rc	 ? rc
+	     : q ? sbx_mutation_delete(m, SBX_CELL_DELETE_COLUMN, "cf", q,
+				       strlen(q), SBX_LATEST_TIMESTAMP)
+		 : sbx_mutation_delete_row(m, SBX_LATEST_TIMESTAMP);
 	rc = rc ? rc : sbx_txn_mutate(txn, t, m);
 	sbx_mutation_free(m);
 	return rc;
@@ -164,7 +164,8 @@ static void test_lock_codec(void)
 	CHECK_INT(lk.state, TX_STABLE);
 	CHECK_INT(lk.commit_ts, 1234);
 	sbx_buf doc = {0}; /* the example in docs/transactions.md */
-	CHECK_INT(lock_encode_stable(&doc, 1700000000000, 1700000000002), SBX_OK);
+	CHECK_INT(lock_encode_stable(&doc, 1700000000000, 1700000000002),
+		  SBX_OK);
 	CHECK(doc.len == 24 &&
 	      !memcmp(doc.data,
 		      "TX\x01\x01\x00\x00\x01\x8b\xcf\xe5\x68\x00"
@@ -178,10 +179,16 @@ static void test_lock_codec(void)
 	tx_op ops[2] = {{TX_PUT, "cf", 2, (const uint8_t *)"q", 1,
 			 (const uint8_t *)"value", 5},
 			{TX_DELETE_FAMILY, "cf", 2, NULL, 0, NULL, 0}};
-	tx_lock in = {.state = TX_PREWRITTEN, .commit_ts = 100, .version = 100,
-		      .txn_id = 0x0102030405060708ull, .expiry_ms = 5100,
-		      .primary = true, .prev_commit_ts = 40, .prev_version = 42,
-		      .nsecondaries = 2, .nops = 2};
+	tx_lock in = {.state = TX_PREWRITTEN,
+		      .commit_ts = 100,
+		      .version = 100,
+		      .txn_id = 0x0102030405060708ull,
+		      .expiry_ms = 5100,
+		      .primary = true,
+		      .prev_commit_ts = 40,
+		      .prev_version = 42,
+		      .nsecondaries = 2,
+		      .nops = 2};
 	CHECK_INT(lock_encode(&b, &in, secs, ops), SBX_OK);
 	/* 20 header + 8 id + 8 expiry + 1 role + 16 prev + 4 count + 2 refs
 	 * (2+1+2+2, 2+4+2+2) + 4 count + put (1+1+2+4+1+4+5) + delete family
@@ -212,7 +219,8 @@ static void test_lock_codec(void)
 	CHECK_INT(op.kind, TX_DELETE_FAMILY);
 
 	sbx_buf c = {0};
-	CHECK_INT(lock_with_state(&c, b.data, b.len, TX_COMMITTED, 101), SBX_OK);
+	CHECK_INT(lock_with_state(&c, b.data, b.len, TX_COMMITTED, 101),
+		  SBX_OK);
 	CHECK_INT(lock_decode(&lk, c.data, c.len), SBX_OK);
 	CHECK_INT(lk.state, TX_COMMITTED);
 	CHECK_INT(lk.version, 101);
@@ -231,12 +239,14 @@ static void test_lock_codec(void)
 	sbx_buf_free(&c);
 }
 
-/* ---- API semantics --------------------------------------------------------- */
+/* ---- API semantics ---------------------------------------------------------
+ */
 
 static void test_commit_and_read_own_writes(void)
 {
 	REQUIRE(setup("txn_commit"));
-	CHECK_INT(put1(tb, "a", "cf", "x", SBX_LATEST_TIMESTAMP, "old"), SBX_OK);
+	CHECK_INT(put1(tb, "a", "cf", "x", SBX_LATEST_TIMESTAMP, "old"),
+		  SBX_OK);
 	sbx_txn *txn = begin();
 	REQUIRE(txn);
 	CHECK_STR(tget(txn, tb, "a"), "cf:x=old;");
@@ -322,14 +332,16 @@ static void test_deletes_increments_appends(void)
 	CHECK_INT(sbx_txn_commit(txn), SBX_OK);
 	CHECK_STR(plain(tb, "a"), "a/cf:y=back;a/cf:z=new;");
 	CHECK_STR(plain(tb, "b"), "");
-	CHECK_STR(plain(tb, "c"),
-		  "c/cf:n=\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x07;c/cf:s=abcd;");
+	CHECK_STR(
+	    plain(tb, "c"),
+	    "c/cf:n=\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x07;c/cf:s=abcd;");
 	/* an increment of something that is not a counter changes nothing */
 	txn = begin();
 	REQUIRE(txn);
 	REQUIRE(sbx_mutation_new(&m, "c", 1) == SBX_OK);
-	CHECK_INT(sbx_mutation_put(m, "cf", "t", 1, SBX_LATEST_TIMESTAMP, "x", 1),
-		  SBX_OK);
+	CHECK_INT(
+	    sbx_mutation_put(m, "cf", "t", 1, SBX_LATEST_TIMESTAMP, "x", 1),
+	    SBX_OK);
 	CHECK_INT(sbx_mutation_increment(m, "cf", "s", 1, 1), SBX_OK);
 	CHECK_INT(sbx_txn_mutate(txn, tb, m), SBX_EBADVALUE);
 	sbx_mutation_free(m);
@@ -374,8 +386,10 @@ static void test_write_skew_prevented(void)
 	REQUIRE(setup("txn_skew"));
 	/* two doctors on call; each transaction takes one off if the other
 	 * is still on: run together, one must fail */
-	CHECK_INT(put1(tb, "alice", "cf", "on", SBX_LATEST_TIMESTAMP, "1"), SBX_OK);
-	CHECK_INT(put1(tb, "bob", "cf", "on", SBX_LATEST_TIMESTAMP, "1"), SBX_OK);
+	CHECK_INT(put1(tb, "alice", "cf", "on", SBX_LATEST_TIMESTAMP, "1"),
+		  SBX_OK);
+	CHECK_INT(put1(tb, "bob", "cf", "on", SBX_LATEST_TIMESTAMP, "1"),
+		  SBX_OK);
 	sbx_txn *t1 = begin(), *t2 = begin();
 	REQUIRE(t1 && t2);
 	CHECK_STR(tget(t1, tb, "alice"), "cf:on=1;");
@@ -422,7 +436,8 @@ static void test_read_only_validation(void)
 	teardown();
 }
 
-/* ---- concurrency: lost updates ------------------------------------------------ */
+/* ---- concurrency: lost updates
+ * ------------------------------------------------ */
 
 #define COUNTER_THREADS 4
 #define COUNTER_INCREMENTS 25
@@ -462,7 +477,8 @@ static void test_lost_update_counts_exactly(void)
 	REQUIRE(setup("txn_counter"));
 	pthread_t th[COUNTER_THREADS];
 	for (int i = 0; i < COUNTER_THREADS; i++)
-		REQUIRE(pthread_create(&th[i], NULL, counter_thread, NULL) == 0);
+		REQUIRE(pthread_create(&th[i], NULL, counter_thread, NULL) ==
+			0);
 	long failed = 0;
 	for (int i = 0; i < COUNTER_THREADS; i++) {
 		void *f;
@@ -475,7 +491,8 @@ static void test_lost_update_counts_exactly(void)
 	teardown();
 }
 
-/* ---- scans -------------------------------------------------------------------- */
+/* ---- scans
+ * -------------------------------------------------------------------- */
 
 static const char *tscan(sbx_txn *txn, sbx_table *t, const sbx_scan_opts *o)
 {
@@ -573,8 +590,10 @@ static void test_scan_merges_own_writes(void)
 static void test_scan_phantoms(void)
 {
 	REQUIRE(setup("txn_phantom"));
-	CHECK_INT(put1(tb, "item1", "cf", "v", SBX_LATEST_TIMESTAMP, "1"), SBX_OK);
-	CHECK_INT(put1(tb, "item3", "cf", "v", SBX_LATEST_TIMESTAMP, "1"), SBX_OK);
+	CHECK_INT(put1(tb, "item1", "cf", "v", SBX_LATEST_TIMESTAMP, "1"),
+		  SBX_OK);
+	CHECK_INT(put1(tb, "item3", "cf", "v", SBX_LATEST_TIMESTAMP, "1"),
+		  SBX_OK);
 	/* T1 counts items and records the count; T2 inserts an item in
 	 * between. Conflict-serializability covers rows read, not the range:
 	 * T1 commits with a count that is already stale (a phantom). */
@@ -602,7 +621,8 @@ static void test_scan_phantoms(void)
 	teardown();
 }
 
-/* ---- bad input --------------------------------------------------------------- */
+/* ---- bad input
+ * --------------------------------------------------------------- */
 
 static void test_bad_input(void)
 {
@@ -628,8 +648,9 @@ static void test_bad_input(void)
 	/* what a transaction refuses, and nothing of it is buffered */
 	sbx_mutation *m;
 	REQUIRE(sbx_mutation_new(&m, "b", 1) == SBX_OK);
-	CHECK_INT(sbx_mutation_put(m, "cf", "x", 1, SBX_LATEST_TIMESTAMP, "1", 1),
-		  SBX_OK);
+	CHECK_INT(
+	    sbx_mutation_put(m, "cf", "x", 1, SBX_LATEST_TIMESTAMP, "1", 1),
+	    SBX_OK);
 	CHECK_INT(sbx_mutation_put(m, "cf", "y", 1, 42, "1", 1), SBX_OK);
 	CHECK_INT(sbx_txn_mutate(txn, tb, m), SBX_EINVAL);
 	sbx_mutation_free(m);
@@ -646,9 +667,9 @@ static void test_bad_input(void)
 	CHECK_INT(sbx_txn_mutate(txn, tb, m), SBX_EINVAL);
 	sbx_mutation_free(m);
 	REQUIRE(sbx_mutation_new(&m, "b", 1) == SBX_OK);
-	CHECK_INT(sbx_mutation_put(m, "nofam", "x", 1, SBX_LATEST_TIMESTAMP,
-				   "1", 1),
-		  SBX_OK);
+	CHECK_INT(
+	    sbx_mutation_put(m, "nofam", "x", 1, SBX_LATEST_TIMESTAMP, "1", 1),
+	    SBX_OK);
 	CHECK_INT(sbx_txn_mutate(txn, tb, m), SBX_ENOFAMILY);
 	sbx_mutation_free(m);
 	CHECK_STR(tget(txn, tb, "b"), "");
@@ -733,7 +754,8 @@ static void test_garbage_lock(void)
 	CHECK_STR(plain(tb, "g"), "g/cf:v=0;");
 	CHECK_STR(locks("acct"), "g:GARBAGE;");
 	sbx_txn_resolution how;
-	CHECK_INT(sbx_txn_resolve(&how, db, "acct", "g", 1, NULL), SBX_EBADVALUE);
+	CHECK_INT(sbx_txn_resolve(&how, db, "acct", "g", 1, NULL),
+		  SBX_EBADVALUE);
 	sbx_txn_options o = quick();
 	o.reset_garbage_locks = true;
 	CHECK_INT(sbx_txn_resolve(&how, db, "acct", "g", 1, &o), SBX_OK);
@@ -747,11 +769,12 @@ static void test_garbage_lock(void)
 	teardown();
 }
 
-/* ---- faults and dead clients ------------------------------------------------ */
+/* ---- faults and dead clients ------------------------------------------------
+ */
 
 typedef struct fault_plan {
 	sbx_txn_step step; /* fail from this step on ... */
-	bool forever;      /* ... and every later one (a dead client) */
+	bool forever;	   /* ... and every later one (a dead client) */
 	bool hit;
 } fault_plan;
 
@@ -784,15 +807,17 @@ static int transfer_with_fault(fault_plan *f)
 
 static void seed_ab(void)
 {
-	CHECK_INT(put1(tb, "a", "cf", "v", SBX_LATEST_TIMESTAMP, "100"), SBX_OK);
-	CHECK_INT(put1(tb, "b", "cf", "v", SBX_LATEST_TIMESTAMP, "100"), SBX_OK);
+	CHECK_INT(put1(tb, "a", "cf", "v", SBX_LATEST_TIMESTAMP, "100"),
+		  SBX_OK);
+	CHECK_INT(put1(tb, "b", "cf", "v", SBX_LATEST_TIMESTAMP, "100"),
+		  SBX_OK);
 }
 
 static void test_fault_before_commit_point(void)
 {
-	static const sbx_txn_step steps[] = {
-	    SBX_TXN_STEP_PREWRITE_PRIMARY, SBX_TXN_STEP_PREWRITE_SECONDARY,
-	    SBX_TXN_STEP_COMMIT_PRIMARY};
+	static const sbx_txn_step steps[] = {SBX_TXN_STEP_PREWRITE_PRIMARY,
+					     SBX_TXN_STEP_PREWRITE_SECONDARY,
+					     SBX_TXN_STEP_COMMIT_PRIMARY};
 	REQUIRE(setup("txn_fault_before"));
 	seed_ab();
 	for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
@@ -816,7 +841,8 @@ static void test_fault_after_commit_point(void)
 	 * next reader rolls it forward at once (no expiry needed) */
 	fault_plan f = {SBX_TXN_STEP_APPLY_SECONDARY, true, false};
 	CHECK_INT(transfer_with_fault(&f), SBX_OK);
-	CHECK_STR(locks("acct"), "a:COMMITTED(primary);b:PREWRITTEN;c:PREWRITTEN;");
+	CHECK_STR(locks("acct"),
+		  "a:COMMITTED(primary);b:PREWRITTEN;c:PREWRITTEN;");
 	CHECK_STR(plain(tb, "b"), "b/cf:v=100;");
 	sbx_txn *txn = begin();
 	REQUIRE(txn);
@@ -824,8 +850,9 @@ static void test_fault_after_commit_point(void)
 	CHECK_INT(sbx_txn_commit(txn), SBX_OK);
 	CHECK_STR(locks("acct"), "a:COMMITTED(primary);c:PREWRITTEN;");
 	size_t resolved, remaining;
-	CHECK_INT(sbx_txn_resolve_table(&resolved, &remaining, db, "acct", NULL),
-		  SBX_OK);
+	CHECK_INT(
+	    sbx_txn_resolve_table(&resolved, &remaining, db, "acct", NULL),
+	    SBX_OK);
 	CHECK_INT(resolved, 2); /* a, and c rolled forward with it */
 	CHECK_INT(remaining, 0);
 	CHECK_STR(locks("acct"), "");
@@ -841,7 +868,8 @@ static void test_dead_client_rolled_back_after_expiry(void)
 	/* dies at the commit point: every row prewritten, nothing decided */
 	fault_plan f = {SBX_TXN_STEP_COMMIT_PRIMARY, true, false};
 	CHECK_INT(transfer_with_fault(&f), SBX_EIO);
-	CHECK_STR(locks("acct"), "a:PREWRITTEN(primary);b:PREWRITTEN;c:PREWRITTEN;");
+	CHECK_STR(locks("acct"),
+		  "a:PREWRITTEN(primary);b:PREWRITTEN;c:PREWRITTEN;");
 	/* before expiry: others wait lock_wait_ms, then conflict */
 	sbx_txn *txn = begin();
 	REQUIRE(txn);
@@ -849,8 +877,9 @@ static void test_dead_client_rolled_back_after_expiry(void)
 	CHECK(strstr(sbx_errmsg(), "in progress") != NULL);
 	sbx_txn_rollback(txn);
 	size_t resolved, remaining;
-	CHECK_INT(sbx_txn_resolve_table(&resolved, &remaining, db, "acct", NULL),
-		  SBX_OK);
+	CHECK_INT(
+	    sbx_txn_resolve_table(&resolved, &remaining, db, "acct", NULL),
+	    SBX_OK);
 	CHECK_INT(resolved, 0);
 	CHECK_INT(remaining, 3);
 	sleep_ms(LOCK_TIMEOUT_MS + 100);
@@ -882,7 +911,8 @@ static void test_dead_client_rolled_back_after_expiry(void)
 	teardown();
 }
 
-/* ---- the retry helper and tables ----------------------------------------------- */
+/* ---- the retry helper and tables
+ * ----------------------------------------------- */
 
 static int conflict_twice(sbx_txn *txn, void *arg)
 {
@@ -904,7 +934,8 @@ static void test_run_retries(void)
 	REQUIRE(setup("txn_run"));
 	int calls = 0, attempts = 0;
 	sbx_txn_options o = quick();
-	CHECK_INT(sbx_txn_run(&attempts, db, &o, conflict_twice, &calls), SBX_OK);
+	CHECK_INT(sbx_txn_run(&attempts, db, &o, conflict_twice, &calls),
+		  SBX_OK);
 	CHECK_INT(attempts, 3);
 	CHECK_STR(plain(tb, "r"), "r/cf:v=done;");
 	CHECK_INT(sbx_txn_run(&attempts, db, &o, fail_hard, NULL), SBX_EINVAL);

@@ -22,16 +22,15 @@ static void test_shell_block(void)
 	const char *dir = test_dir("txn_shell");
 	char script[4200], args[8600];
 	snprintf(script, sizeof script, "%s.rb", dir);
-	write_file(script,
-		   "create 'acct', 'cf'\n"
-		   "put 'acct', 'alice', 'cf:bal', '100'\n"
-		   "put 'acct', 'bob', 'cf:bal', '100'\n"
-		   "begin\n"
-		   "get 'acct', 'alice'\n"
-		   "put 'acct', 'alice', 'cf:bal', '90'\n"
-		   "put 'acct', 'bob', 'cf:bal', '110'\n"
-		   "get 'acct', 'alice'\n"
-		   "commit\n");
+	write_file(script, "create 'acct', 'cf'\n"
+			   "put 'acct', 'alice', 'cf:bal', '100'\n"
+			   "put 'acct', 'bob', 'cf:bal', '100'\n"
+			   "begin\n"
+			   "get 'acct', 'alice'\n"
+			   "put 'acct', 'alice', 'cf:bal', '90'\n"
+			   "put 'acct', 'bob', 'cf:bal', '110'\n"
+			   "get 'acct', 'alice'\n"
+			   "commit\n");
 	snprintf(args, sizeof args, "shell --data '%s' '%s'", dir, script);
 	/* the table has no lock family yet */
 	CHECK_INT(run_saltbox(args), 1);
@@ -40,23 +39,22 @@ static void test_shell_block(void)
 	CHECK_INT(run_saltbox(args), 0);
 	CHECK_OUT("acct: ready for transactions");
 
-	write_file(script,
-		   "begin\n"
-		   "get 'acct', 'alice'\n"
-		   "put 'acct', 'alice', 'cf:bal', '90'\n"
-		   "put 'acct', 'bob', 'cf:bal', '110'\n"
-		   "get 'acct', 'alice', 'cf:bal'\n"
-		   "incr 'acct', 'count', 'cf:n', 2\n"
-		   "scan 'acct', {COLUMNS => 'cf', LIMIT => 2}\n"
-		   "commit\n"
-		   "scan 'acct', {COLUMNS => ['cf:bal']}\n"
-		   "begin\n"
-		   "delete 'acct', 'bob', 'cf:bal'\n"
-		   "get 'acct', 'bob'\n"
-		   "rollback\n"
-		   "get 'acct', 'bob', 'cf:bal'\n"
-		   "begin {LOCK_TIMEOUT => 2000}\n"
-		   "put 'acct', 'carol', 'cf:bal', '5'\n");
+	write_file(script, "begin\n"
+			   "get 'acct', 'alice'\n"
+			   "put 'acct', 'alice', 'cf:bal', '90'\n"
+			   "put 'acct', 'bob', 'cf:bal', '110'\n"
+			   "get 'acct', 'alice', 'cf:bal'\n"
+			   "incr 'acct', 'count', 'cf:n', 2\n"
+			   "scan 'acct', {COLUMNS => 'cf', LIMIT => 2}\n"
+			   "commit\n"
+			   "scan 'acct', {COLUMNS => ['cf:bal']}\n"
+			   "begin\n"
+			   "delete 'acct', 'bob', 'cf:bal'\n"
+			   "get 'acct', 'bob'\n"
+			   "rollback\n"
+			   "get 'acct', 'bob', 'cf:bal'\n"
+			   "begin {LOCK_TIMEOUT => 2000}\n"
+			   "put 'acct', 'carol', 'cf:bal', '5'\n");
 	snprintf(args, sizeof args, "shell --data '%s' '%s'", dir, script);
 	CHECK_INT(run_saltbox(args), 0);
 	CHECK_OUT("Transaction ");
@@ -127,17 +125,19 @@ static void test_locks_and_resolve(void)
 	const char *rows[] = {"a", "b\x01"};
 	for (int i = 0; i < 2; i++) {
 		sbx_mutation *m;
-		REQUIRE(sbx_mutation_new(&m, rows[i], strlen(rows[i])) == SBX_OK);
-		CHECK_INT(sbx_mutation_put(m, "cf", "q", 1, SBX_LATEST_TIMESTAMP,
-					   "v", 1),
+		REQUIRE(sbx_mutation_new(&m, rows[i], strlen(rows[i])) ==
+			SBX_OK);
+		CHECK_INT(sbx_mutation_put(m, "cf", "q", 1,
+					   SBX_LATEST_TIMESTAMP, "v", 1),
 			  SBX_OK);
 		CHECK_INT(sbx_txn_mutate(txn, t, m), SBX_OK);
 		sbx_mutation_free(m);
 	}
 	CHECK_INT(sbx_txn_commit(txn), SBX_EIO);
 	size_t resolved, remaining;
-	CHECK_INT(sbx_txn_resolve_table(&resolved, &remaining, db, "acct", NULL),
-		  SBX_OK);
+	CHECK_INT(
+	    sbx_txn_resolve_table(&resolved, &remaining, db, "acct", NULL),
+	    SBX_OK);
 	CHECK_INT(resolved, 0);
 	CHECK_INT(remaining, 2); /* not expired yet: left alone */
 	CHECK_INT(put1(t, "g", SBX_TXN_LOCK_FAMILY, "lock",

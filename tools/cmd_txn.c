@@ -24,28 +24,29 @@
 
 static int usage(FILE *out, int status)
 {
-	fprintf(out,
-		"usage: saltbox txn prepare (--data DIR | --connect URL) "
-		"TABLE...\n"
-		"       saltbox txn locks   (--data DIR | --connect URL) TABLE\n"
-		"       saltbox txn resolve (--data DIR | --connect URL) "
-		"[--reset-garbage] TABLE [ROW]\n"
-		"       saltbox txn bank    (--data DIR | --connect URL) "
-		"[--duration S] ... (see --help)\n\n"
-		"prepare  add the transaction lock family '%s' to tables\n"
-		"locks    list locks that are not stable (in progress, "
-		"committed and not yet\n"
-		"         applied, expired, garbage)\n"
-		"resolve  roll committed transactions forward and expired "
-		"ones back (one row,\n"
-		"         or every lock of the table); --reset-garbage also "
-		"replaces lock cells\n"
-		"         that are not locks (the row's data is left as it "
-		"is)\n"
-		"bank     random transfers with clients killed mid-commit, "
-		"then the invariants\n"
-		"ROW is written as HBase prints bytes (\\xHH escapes).\n",
-		SBX_TXN_LOCK_FAMILY);
+	fprintf(
+	    out,
+	    "usage: saltbox txn prepare (--data DIR | --connect URL) "
+	    "TABLE...\n"
+	    "       saltbox txn locks   (--data DIR | --connect URL) TABLE\n"
+	    "       saltbox txn resolve (--data DIR | --connect URL) "
+	    "[--reset-garbage] TABLE [ROW]\n"
+	    "       saltbox txn bank    (--data DIR | --connect URL) "
+	    "[--duration S] ... (see --help)\n\n"
+	    "prepare  add the transaction lock family '%s' to tables\n"
+	    "locks    list locks that are not stable (in progress, "
+	    "committed and not yet\n"
+	    "         applied, expired, garbage)\n"
+	    "resolve  roll committed transactions forward and expired "
+	    "ones back (one row,\n"
+	    "         or every lock of the table); --reset-garbage also "
+	    "replaces lock cells\n"
+	    "         that are not locks (the row's data is left as it "
+	    "is)\n"
+	    "bank     random transfers with clients killed mid-commit, "
+	    "then the invariants\n"
+	    "ROW is written as HBase prints bytes (\\xHH escapes).\n",
+	    SBX_TXN_LOCK_FAMILY);
 	return status;
 }
 
@@ -70,13 +71,15 @@ static int parse(txn_args *a, int argc, char **argv)
 		else if (!strcmp(s, "--reset-garbage"))
 			a->reset_garbage = true;
 		else if (s[0] == '-' && s[1]) {
-			fprintf(stderr, "saltbox txn: unknown option '%s'\n", s);
+			fprintf(stderr, "saltbox txn: unknown option '%s'\n",
+				s);
 			return 2;
 		} else if (a->npos < 64)
 			a->pos[a->npos++] = s;
 	}
 	if (!a->data == !a->url) {
-		fprintf(stderr, "saltbox txn: give --data DIR or --connect URL\n");
+		fprintf(stderr,
+			"saltbox txn: give --data DIR or --connect URL\n");
 		return 2;
 	}
 	return 0;
@@ -123,10 +126,14 @@ static size_t parse_bytes(uint8_t *out, const char *s)
 static const char *state_name(sbx_txn_lock_state s)
 {
 	switch (s) {
-	case SBX_TXN_LOCK_GARBAGE: return "GARBAGE";
-	case SBX_TXN_LOCK_STABLE: return "STABLE";
-	case SBX_TXN_LOCK_PREWRITTEN: return "PREWRITTEN";
-	case SBX_TXN_LOCK_COMMITTED: return "COMMITTED";
+	case SBX_TXN_LOCK_GARBAGE:
+		return "GARBAGE";
+	case SBX_TXN_LOCK_STABLE:
+		return "STABLE";
+	case SBX_TXN_LOCK_PREWRITTEN:
+		return "PREWRITTEN";
+	case SBX_TXN_LOCK_COMMITTED:
+		return "COMMITTED";
 	}
 	return "?";
 }
@@ -153,12 +160,15 @@ static int cmd_locks(sbx_db *db, const char *table)
 		print_bytes(l->row, l->row_len);
 		printf("  %s", state_name(l->state));
 		if (l->state == SBX_TXN_LOCK_GARBAGE) {
-			printf("  (%zu bytes that are not a lock)\n", l->value_len);
+			printf("  (%zu bytes that are not a lock)\n",
+			       l->value_len);
 			continue;
 		}
-		printf("  %016" PRIx64 "  %" PRId64 "  ", l->txn_id, l->commit_ts);
+		printf("  %016" PRIx64 "  %" PRId64 "  ", l->txn_id,
+		       l->commit_ts);
 		if (l->expiry_ms < now)
-			printf("expired %" PRId64 " ms ago", now - l->expiry_ms);
+			printf("expired %" PRId64 " ms ago",
+			       now - l->expiry_ms);
 		else
 			printf("in %" PRId64 " ms", l->expiry_ms - now);
 		if (l->primary)
@@ -190,7 +200,8 @@ static int cmd_resolve(sbx_db *db, const txn_args *a)
 		int rc = sbx_txn_resolve(&how, db, table, row, len, &o);
 		free(row);
 		if (rc) {
-			fprintf(stderr, "saltbox txn resolve: %s\n", sbx_errmsg());
+			fprintf(stderr, "saltbox txn resolve: %s\n",
+				sbx_errmsg());
 			return 1;
 		}
 		printf("%s\n", sbx_txn_resolution_name(how));
@@ -240,7 +251,8 @@ int cmd_txn(int argc, char **argv)
 					sbx_errmsg());
 				status = 1;
 			} else {
-				printf("%s: ready for transactions\n", a.pos[i]);
+				printf("%s: ready for transactions\n",
+				       a.pos[i]);
 			}
 		}
 	} else if (locks) {

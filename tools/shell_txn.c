@@ -98,8 +98,9 @@ void shell_txn_end(shell *sh)
 int shell_cmd_begin(shell *sh, const sbx_shell_cmd *c)
 {
 	if (sh->txn)
-		return shell_fail(sh, "a transaction is already open: commit or "
-				      "rollback it first");
+		return shell_fail(sh,
+				  "a transaction is already open: commit or "
+				  "rollback it first");
 	sbx_txn_options o;
 	sbx_txn_options_init(&o);
 	if (c->nargs) {
@@ -108,12 +109,14 @@ int shell_cmd_begin(shell *sh, const sbx_shell_cmd *c)
 		if (h->type != SBX_SHV_HASH)
 			return shell_fail(sh, "begin takes options as a hash: "
 					      "begin {LOCK_TIMEOUT => 5000}");
-		const sbx_shell_value *v = sbx_shell_hash_get(h, "LOCK_TIMEOUT");
+		const sbx_shell_value *v =
+		    sbx_shell_hash_get(h, "LOCK_TIMEOUT");
 		if (shell_check_keys(sh, h, keys, "begin") ||
 		    (v && shell_int(sh, v, "LOCK_TIMEOUT", &o.lock_timeout_ms)))
 			return -1;
 		if (o.lock_timeout_ms < 1)
-			return shell_fail(sh, "LOCK_TIMEOUT must be at least 1 ms");
+			return shell_fail(sh,
+					  "LOCK_TIMEOUT must be at least 1 ms");
 	}
 	sh->txn_tables = calloc(1, sizeof *sh->txn_tables);
 	if (!sh->txn_tables)
@@ -135,7 +138,8 @@ int shell_cmd_commit(shell *sh, const sbx_shell_cmd *c)
 {
 	(void)c;
 	if (!sh->txn)
-		return shell_fail(sh, "no transaction is open (begin one first)");
+		return shell_fail(sh,
+				  "no transaction is open (begin one first)");
 	int rc = sbx_txn_commit(sh->txn);
 	end_block(sh);
 	if (rc == SBX_ECONFLICT)
@@ -144,7 +148,8 @@ int shell_cmd_commit(shell *sh, const sbx_shell_cmd *c)
 				  "%s. Run the block again.",
 				  sbx_errmsg());
 	if (rc)
-		return shell_lib_fail(sh, rc, "commit failed, nothing was written");
+		return shell_lib_fail(sh, rc,
+				      "commit failed, nothing was written");
 	fprintf(sh->out, "Committed\n");
 	return 0;
 }
@@ -177,7 +182,8 @@ static int row_of(shell *sh, const sbx_shell_cmd *c, char num[24],
 		  const char **row, size_t *len)
 {
 	if (c->nargs < 2)
-		return shell_fail(sh, "%s needs a table and a row key", c->name);
+		return shell_fail(sh, "%s needs a table and a row key",
+				  c->name);
 	return shell_bytes(sh, &c->args[1], "row key", num, row, len);
 }
 
@@ -209,11 +215,10 @@ typedef struct cell_arg {
 static int add_put(sbx_mutation *m, const void *p)
 {
 	const cell_arg *a = p;
-	return sbx_mutation_put(m, a->col.family,
-				a->col.qualifier ? a->col.qualifier
-						 : (const uint8_t *)"",
-				a->col.qualifier_len, SBX_LATEST_TIMESTAMP,
-				a->value, a->value_len);
+	return sbx_mutation_put(
+	    m, a->col.family,
+	    a->col.qualifier ? a->col.qualifier : (const uint8_t *)"",
+	    a->col.qualifier_len, SBX_LATEST_TIMESTAMP, a->value, a->value_len);
 }
 
 static int add_delete(sbx_mutation *m, const void *p)
@@ -250,8 +255,10 @@ static int txn_put(shell *sh, const sbx_shell_cmd *c)
 	cell_arg a = {0};
 	char num[24];
 	if (c->nargs < 4)
-		return shell_fail(sh, "put needs a table, row, column and value");
-	if (no_timestamp(sh, c, 4) || shell_parse_column(sh, &c->args[2], &a.col) ||
+		return shell_fail(sh,
+				  "put needs a table, row, column and value");
+	if (no_timestamp(sh, c, 4) ||
+	    shell_parse_column(sh, &c->args[2], &a.col) ||
 	    shell_bytes(sh, &c->args[3], "value", num, &a.value, &a.value_len))
 		return -1;
 	return buffer(sh, c, add_put, &a);
@@ -262,7 +269,8 @@ static int txn_delete(shell *sh, const sbx_shell_cmd *c)
 	cell_arg a = {0};
 	if (c->nargs < 3)
 		return shell_fail(sh, "delete needs a table, row and column");
-	if (no_timestamp(sh, c, 3) || shell_parse_column(sh, &c->args[2], &a.col))
+	if (no_timestamp(sh, c, 3) ||
+	    shell_parse_column(sh, &c->args[2], &a.col))
 		return -1;
 	return buffer(sh, c, add_delete, &a);
 }
@@ -293,8 +301,8 @@ static int print_column(shell *sh, sbx_table *t, const char *row, size_t len,
 	int rc = sbx_txn_get(&r, sh->txn, t, row, len, &o);
 	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
-	const sbx_cell *cell = sbx_result_get(r, col->family, col->qualifier,
-					      col->qualifier_len);
+	const sbx_cell *cell =
+	    sbx_result_get(r, col->family, col->qualifier, col->qualifier_len);
 	if (!cell) {
 		fprintf(sh->out, "No counter found at specified coordinates\n");
 	} else if (counter && cell->value_len == 8) {
@@ -304,8 +312,9 @@ static int print_column(shell *sh, sbx_table *t, const char *row, size_t len,
 		fprintf(sh->out, "COUNTER VALUE = %" PRId64 "\n", (int64_t)n);
 	} else if (counter) {
 		sbx_result_free(r);
-		return shell_fail(sh, "the value is %zu bytes long, not an "
-				      "8-byte counter",
+		return shell_fail(sh,
+				  "the value is %zu bytes long, not an "
+				  "8-byte counter",
 				  cell->value_len);
 	} else {
 		fprintf(sh->out, "CURRENT VALUE = ");
@@ -340,8 +349,7 @@ static int column_command(shell *sh, const sbx_shell_cmd *c, int kind)
 	if (kind == 1 &&
 	    shell_bytes(sh, &c->args[3], "value", vnum, &a.value, &a.value_len))
 		return -1;
-	if (kind != 2 &&
-	    buffer(sh, c, kind == 0 ? add_incr : add_append, &a))
+	if (kind != 2 && buffer(sh, c, kind == 0 ? add_incr : add_append, &a))
 		return -1;
 	if (row_of(sh, c, num, &row, &len) || block_table(sh, &c->args[0], &t))
 		return -1;
@@ -407,7 +415,8 @@ static int txn_get(shell *sh, const sbx_shell_cmd *c)
 	sbx_column *sel = NULL;
 	sbx_result *r = NULL;
 	int ret = -1;
-	if (row_of(sh, c, num, &row, &len) || get_columns(sh, c, &cols, &ncols) ||
+	if (row_of(sh, c, num, &row, &len) ||
+	    get_columns(sh, c, &cols, &ncols) ||
 	    selectors(sh, cols, ncols, &sel) ||
 	    block_table(sh, &c->args[0], &t))
 		goto out;
@@ -446,10 +455,9 @@ static int scan_bound(shell *sh, const sbx_shell_value *v, const char *key,
 
 static int txn_scan(shell *sh, const sbx_shell_cmd *c)
 {
-	static const char *const keys[] = {"STARTROW", "STOPROW",
-					   "ROWPREFIXFILTER", "LIMIT",
-					   "REVERSED", "COLUMN", "COLUMNS",
-					   NULL};
+	static const char *const keys[] = {
+	    "STARTROW", "STOPROW", "ROWPREFIXFILTER", "LIMIT",
+	    "REVERSED", "COLUMN",  "COLUMNS",	      NULL};
 	sbx_scan_opts o;
 	sbx_scan_opts_init(&o);
 	shell_column *cols = NULL;
@@ -473,9 +481,11 @@ static int txn_scan(shell *sh, const sbx_shell_cmd *c)
 		const sbx_shell_value *v = &h->items[k + 1];
 		int64_t n;
 		if (!strcmp(key, "STARTROW"))
-			rc = scan_bound(sh, v, key, &o.start_row, &o.start_row_len);
+			rc = scan_bound(sh, v, key, &o.start_row,
+					&o.start_row_len);
 		else if (!strcmp(key, "STOPROW"))
-			rc = scan_bound(sh, v, key, &o.stop_row, &o.stop_row_len);
+			rc = scan_bound(sh, v, key, &o.stop_row,
+					&o.stop_row_len);
 		else if (!strcmp(key, "ROWPREFIXFILTER")) {
 			const void *p;
 			size_t len;
@@ -574,14 +584,15 @@ int shell_cmd_txn_locks(shell *sh, const sbx_shell_cmd *c)
 		shell_print_binary(sh, v[i].row, v[i].row_len);
 		fprintf(sh->out, "   state=%s", states[v[i].state]);
 		if (v[i].state != SBX_TXN_LOCK_GARBAGE)
-			fprintf(sh->out,
-				", txn=%016" PRIx64 ", commit_ts=%" PRId64
-				", %s %" PRId64 " ms, %s",
-				v[i].txn_id, v[i].commit_ts,
-				v[i].expiry_ms < now_ms ? "expired" : "expires in",
-				v[i].expiry_ms < now_ms ? now_ms - v[i].expiry_ms
-							: v[i].expiry_ms - now_ms,
-				v[i].primary ? "primary" : "secondary");
+			fprintf(
+			    sh->out,
+			    ", txn=%016" PRIx64 ", commit_ts=%" PRId64
+			    ", %s %" PRId64 " ms, %s",
+			    v[i].txn_id, v[i].commit_ts,
+			    v[i].expiry_ms < now_ms ? "expired" : "expires in",
+			    v[i].expiry_ms < now_ms ? now_ms - v[i].expiry_ms
+						    : v[i].expiry_ms - now_ms,
+			    v[i].primary ? "primary" : "secondary");
 		fputc('\n', sh->out);
 	}
 	fprintf(sh->out, "%zu lock(s)\n", n);
@@ -608,12 +619,13 @@ int shell_cmd_txn_resolve(shell *sh, const sbx_shell_cmd *c)
 		return 0;
 	}
 	size_t resolved, remaining;
-	int rc = sbx_txn_resolve_table(&resolved, &remaining, sh->db, table,
-				       NULL);
+	int rc =
+	    sbx_txn_resolve_table(&resolved, &remaining, sh->db, table, NULL);
 	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
-	fprintf(sh->out, "%zu lock(s) resolved, %zu left (not expired, or "
-			 "garbage)\n",
+	fprintf(sh->out,
+		"%zu lock(s) resolved, %zu left (not expired, or "
+		"garbage)\n",
 		resolved, remaining);
 	return 0;
 }

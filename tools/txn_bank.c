@@ -91,7 +91,8 @@ static sbx_db *open_bank_store(const bank_opts *o)
 	return db;
 }
 
-/* ---- one transfer ---------------------------------------------------------- */
+/* ---- one transfer ----------------------------------------------------------
+ */
 
 typedef struct transfer {
 	worker *w;
@@ -121,8 +122,8 @@ static int read_balance(long *out, sbx_txn *txn, sbx_table *t, int i)
 	return SBX_OK;
 }
 
-static int put_text(sbx_txn *txn, sbx_table *t, const char *row,
-		    const char *q, const char *v)
+static int put_text(sbx_txn *txn, sbx_table *t, const char *row, const char *q,
+		    const char *v)
 {
 	sbx_mutation *m;
 	int rc = sbx_mutation_new(&m, row, strlen(row));
@@ -197,7 +198,8 @@ static void *worker_run(void *arg)
 	sbx_table *acct = NULL, *xfers = NULL;
 	if (sbx_table_open(&acct, w->db, ACCOUNTS_TABLE) ||
 	    sbx_table_open(&xfers, w->db, XFERS_TABLE)) {
-		snprintf(w->failure, sizeof w->failure, "open: %s", sbx_errmsg());
+		snprintf(w->failure, sizeof w->failure, "open: %s",
+			 sbx_errmsg());
 		sbx_table_close(acct);
 		return NULL;
 	}
@@ -213,7 +215,8 @@ static void *worker_run(void *arg)
 	while (now_s() < w->deadline) {
 		transfer x = {.w = w, .acct = acct, .xfers = xfers};
 		x.from = (int)(next_rand(&w->rng) % (unsigned)w->o->accounts);
-		x.to = (int)(next_rand(&w->rng) % (unsigned)(w->o->accounts - 1));
+		x.to =
+		    (int)(next_rand(&w->rng) % (unsigned)(w->o->accounts - 1));
 		if (x.to >= x.from)
 			x.to++;
 		x.want = 1 + (long)(next_rand(&w->rng) % 100);
@@ -268,9 +271,9 @@ typedef struct armer {
 static void *arm_later(void *arg)
 {
 	armer *a = arg;
-	struct timespec ts = {(time_t)a->delay_s,
-			      (long)((a->delay_s - (double)(time_t)a->delay_s) *
-				     1e9)};
+	struct timespec ts = {
+	    (time_t)a->delay_s,
+	    (long)((a->delay_s - (double)(time_t)a->delay_s) * 1e9)};
 	nanosleep(&ts, NULL);
 	atomic_store(a->armed, true);
 	return NULL;
@@ -278,9 +281,9 @@ static void *arm_later(void *arg)
 
 /* Run `threads` workers of client `client` on db until `seconds` pass; if
  * kill_after_s >= 0, the process is killed inside a commit after that. */
-static int run_workers(const bank_opts *o, sbx_db *db, int client,
-		       int threads, double seconds, double kill_after_s,
-		       long *committed, long *attempts)
+static int run_workers(const bank_opts *o, sbx_db *db, int client, int threads,
+		       double seconds, double kill_after_s, long *committed,
+		       long *attempts)
 {
 	worker *w = calloc((size_t)threads, sizeof *w);
 	pthread_t *th = calloc((size_t)threads, sizeof *th);
@@ -293,11 +296,15 @@ static int run_workers(const bank_opts *o, sbx_db *db, int client,
 	double deadline = now_s() + seconds;
 	int status = 0, started = 0;
 	for (int i = 0; i < threads; i++) {
-		w[i] = (worker){.o = o, .db = db, .client = client, .thread = i,
-				.deadline = deadline,
-				.armed = kill_after_s >= 0 ? &armed : NULL,
-				.rng = o->seed * 7919u + (unsigned)client * 131u +
-				       (unsigned)i * 17u + 1u};
+		w[i] =
+		    (worker){.o = o,
+			     .db = db,
+			     .client = client,
+			     .thread = i,
+			     .deadline = deadline,
+			     .armed = kill_after_s >= 0 ? &armed : NULL,
+			     .rng = o->seed * 7919u + (unsigned)client * 131u +
+				    (unsigned)i * 17u + 1u};
 		w[i].log_fd = open_log(o, client, i);
 		if (w[i].log_fd < 0) {
 			status = 1;
@@ -320,7 +327,8 @@ static int run_workers(const bank_opts *o, sbx_db *db, int client,
 		*committed += w[i].committed;
 		*attempts += w[i].attempts;
 		if (w[i].failure[0]) {
-			fprintf(stderr, "saltbox txn bank: client %d thread %d: %s\n",
+			fprintf(stderr,
+				"saltbox txn bank: client %d thread %d: %s\n",
 				client, i, w[i].failure);
 			status = 1;
 		}
@@ -332,7 +340,8 @@ static int run_workers(const bank_opts *o, sbx_db *db, int client,
 	return status;
 }
 
-/* ---- set-up ------------------------------------------------------------------- */
+/* ---- set-up
+ * ------------------------------------------------------------------- */
 
 static int make_table(sbx_db *db, const char *name)
 {
@@ -358,7 +367,8 @@ static int clear_logs(const char *dir)
 		return 1;
 	}
 	char cmd[4200];
-	snprintf(cmd, sizeof cmd, "rm -f '%s'/c*.log '%s'/report.txt", dir, dir);
+	snprintf(cmd, sizeof cmd, "rm -f '%s'/c*.log '%s'/report.txt", dir,
+		 dir);
 	return system(cmd) ? 1 : 0;
 }
 
@@ -390,7 +400,8 @@ static int setup(const bank_opts *o)
 	return rc ? 1 : clear_logs(o->logdir);
 }
 
-/* ---- verification ------------------------------------------------------------- */
+/* ---- verification
+ * ------------------------------------------------------------- */
 
 typedef struct xfer {
 	char *id;
@@ -463,8 +474,8 @@ static int read_logs(ledger *l, const char *dir, long *bad)
 		char kind[16], id[64];
 		int from, to;
 		long amount;
-		int n = sscanf(line, "%15s %63s %d %d %ld", kind, id, &from, &to,
-			       &amount);
+		int n = sscanf(line, "%15s %63s %d %d %ld", kind, id, &from,
+			       &to, &amount);
 		xfer *x = n >= 2 ? ledger_get(l, id) : NULL;
 		if (x && !strcmp(kind, "ack") && n == 2) {
 			x->acked = true;
@@ -558,7 +569,8 @@ static int each_record(void *arg, const sbx_result *r)
 	xfer *x = ledger_get(l, id);
 	if (!x)
 		return SBX_ENOMEM;
-	x->recorded = sscanf(rec, "%d %d %ld", &x->from, &x->to, &x->amount) == 3;
+	x->recorded =
+	    sscanf(rec, "%d %d %ld", &x->from, &x->to, &x->amount) == 3;
 	return SBX_OK;
 }
 
@@ -573,8 +585,8 @@ static int resolve_all(sbx_db *db, const bank_opts *o, report *rep)
 		size_t left = 0;
 		for (int i = 0; i < 2; i++) {
 			size_t resolved = 0, remaining = 0;
-			int rc = sbx_txn_resolve_table(&resolved, &remaining, db,
-						       tables[i], &opts);
+			int rc = sbx_txn_resolve_table(&resolved, &remaining,
+						       db, tables[i], &opts);
 			if (rc)
 				return rc;
 			rep->locks_resolved += resolved;
@@ -649,8 +661,7 @@ static int verify(const bank_opts *o, const char *phase, report *rep)
 	rep->ok = rep->total == rep->expected_total && rep->min_balance >= 0 &&
 		  rep->mismatched_accounts == 0 && rep->lost_acked == 0 &&
 		  rep->unexplained == 0 && rep->conflict_visible == 0 &&
-		  rep->locks_left == 0 &&
-		  rep->bad_lines == 0;
+		  rep->locks_left == 0 && rep->bad_lines == 0;
 	char text[1024];
 	snprintf(text, sizeof text,
 		 "%s: total %ld (expected %ld), lowest balance %ld, accounts "
@@ -662,8 +673,7 @@ static int verify(const bank_opts *o, const char *phase, report *rep)
 		 phase, rep->total, rep->expected_total, rep->min_balance,
 		 rep->mismatched_accounts, rep->acked, rep->in_doubt_committed,
 		 rep->intents_not_committed, rep->lost_acked, rep->unexplained,
-		 rep->conflict_visible,
-		 rep->locks_resolved, rep->locks_left,
+		 rep->conflict_visible, rep->locks_resolved, rep->locks_left,
 		 rep->ok ? "ok" : "VIOLATED");
 	fputs(text, stdout);
 	fflush(stdout);
@@ -683,17 +693,19 @@ static int verify(const bank_opts *o, const char *phase, report *rep)
 	return rep->ok ? 0 : 1;
 }
 
-/* ---- the two modes --------------------------------------------------------------- */
+/* ---- the two modes
+ * --------------------------------------------------------------- */
 
 static void report_rate(const char *what, long committed, long attempts,
 			double seconds)
 {
 	printf("%s: %ld transfers committed in %.1f s (%.0f/s), %ld "
 	       "transactions run (%.1f%% conflicts retried)\n",
-	       what, committed, seconds, committed / (seconds > 0 ? seconds : 1),
-	       attempts,
-	       attempts ? 100.0 * (double)(attempts - committed) / (double)attempts
-			: 0.0);
+	       what, committed, seconds,
+	       committed / (seconds > 0 ? seconds : 1), attempts,
+	       attempts
+		   ? 100.0 * (double)(attempts - committed) / (double)attempts
+		   : 0.0);
 	fflush(stdout);
 }
 
@@ -707,15 +719,16 @@ static int embedded(const bank_opts *o)
 		return 1;
 	long committed = 0, attempts = 0;
 	double t0 = now_s();
-	status |= run_workers(o, db, 0, o->threads, phase, -1, &committed,
-			      &attempts);
+	status |=
+	    run_workers(o, db, 0, o->threads, phase, -1, &committed, &attempts);
 	sbx_db_close(db);
 	report_rate("threads", committed, attempts, now_s() - t0);
 	status |= verify(o, "after the threads", &rep);
 	unsigned rng = o->seed ^ 0x5bd1e995u;
 	for (int round = 1; round <= o->kill_rounds && !status; round++) {
 		double kill_after = 0.05 + (phase * 0.8 - 0.05) *
-						   (next_rand(&rng) % 1000) / 1000.0;
+					       (next_rand(&rng) % 1000) /
+					       1000.0;
 		fflush(stdout);
 		pid_t pid = fork();
 		if (pid < 0)
@@ -752,8 +765,8 @@ static pid_t spawn_client(const bank_opts *o, int client, double seconds,
 		return pid;
 	sbx_db *db = open_bank_store(o);
 	long c = 0, a = 0;
-	int st = db ? run_workers(o, db, client, o->threads, seconds, kill_after,
-				  &c, &a)
+	int st = db ? run_workers(o, db, client, o->threads, seconds,
+				  kill_after, &c, &a)
 		    : 1;
 	if (db)
 		sbx_db_close(db);
@@ -774,10 +787,10 @@ static int remote(const bank_opts *o)
 	/* half the clients (at least one) are killed at a random moment
 	 * inside a commit and replaced while time remains */
 	for (int i = 0; i < o->clients; i++) {
-		double kill_after = i % 2 == 0 ? 0.2 + (o->duration_s * 0.7) *
-							   (next_rand(&rng) % 1000) /
-							   1000.0
-					       : -1;
+		double kill_after =
+		    i % 2 == 0 ? 0.2 + (o->duration_s * 0.7) *
+					   (next_rand(&rng) % 1000) / 1000.0
+			       : -1;
 		pids[i] = spawn_client(o, next_id++, o->duration_s, kill_after);
 		running += pids[i] > 0;
 	}
@@ -793,7 +806,8 @@ static int remote(const bank_opts *o)
 			if (left > 0.3) {
 				double kill_after =
 				    next_rand(&rng) % 2 ? 0.1 + left * 0.5 : -1;
-				if (spawn_client(o, next_id++, left, kill_after) > 0)
+				if (spawn_client(o, next_id++, left,
+						 kill_after) > 0)
 					running++;
 			}
 		} else if (!WIFEXITED(ws) || WEXITSTATUS(ws)) {
@@ -811,35 +825,35 @@ static int remote(const bank_opts *o)
 	return status;
 }
 
-/* ---- options ------------------------------------------------------------------ */
+/* ---- options
+ * ------------------------------------------------------------------ */
 
 static int usage(FILE *out, int status)
 {
-	fprintf(out,
-		"usage: saltbox txn bank (--data DIR | --connect URL) "
-		"[--duration S] [--threads N]\n"
-		"         [--clients N] [--kill-rounds N] [--accounts N] "
-		"[--lock-timeout-ms MS]\n"
-		"         [--seed N] [--log DIR]\n\n"
-		"Random transfers between accounts in transactions, with "
-		"clients SIGKILLed\ninside commits, then the invariants "
-		"checked and written out (also to\nLOG/report.txt). The "
-		"tables bank and bank_xfers are created afresh.\n\n"
-		"  --data DIR         embedded store: --threads threads "
-		"(default 8), then\n"
-		"                     --kill-rounds rounds (default 3) "
-		"in a child process\n"
-		"                     SIGKILLed mid-commit\n"
-		"  --connect URL      a running gateway (saltbox serve): "
-		"--clients processes\n"
-		"                     (default 4, one thread each), half "
-		"of them killed\n"
-		"  --duration S       total time (default 10)\n"
-		"  --accounts N       default 50, 1000 each\n"
-		"  --lock-timeout-ms  lock expiry (default 1000)\n"
-		"  --log DIR          client logs (default DIR.banklog or "
-		"./saltbox-banklog)\n"
-		"Exit status 0 when every invariant holds.\n");
+	fprintf(out, "usage: saltbox txn bank (--data DIR | --connect URL) "
+		     "[--duration S] [--threads N]\n"
+		     "         [--clients N] [--kill-rounds N] [--accounts N] "
+		     "[--lock-timeout-ms MS]\n"
+		     "         [--seed N] [--log DIR]\n\n"
+		     "Random transfers between accounts in transactions, with "
+		     "clients SIGKILLed\ninside commits, then the invariants "
+		     "checked and written out (also to\nLOG/report.txt). The "
+		     "tables bank and bank_xfers are created afresh.\n\n"
+		     "  --data DIR         embedded store: --threads threads "
+		     "(default 8), then\n"
+		     "                     --kill-rounds rounds (default 3) "
+		     "in a child process\n"
+		     "                     SIGKILLed mid-commit\n"
+		     "  --connect URL      a running gateway (saltbox serve): "
+		     "--clients processes\n"
+		     "                     (default 4, one thread each), half "
+		     "of them killed\n"
+		     "  --duration S       total time (default 10)\n"
+		     "  --accounts N       default 50, 1000 each\n"
+		     "  --lock-timeout-ms  lock expiry (default 1000)\n"
+		     "  --log DIR          client logs (default DIR.banklog or "
+		     "./saltbox-banklog)\n"
+		     "Exit status 0 when every invariant holds.\n");
 	return status;
 }
 
@@ -855,9 +869,13 @@ static bool int_arg(const char *s, long lo, long hi, long *out)
 
 int cmd_txn_bank(int argc, char **argv)
 {
-	bank_opts o = {.accounts = 50, .threads = -1, .clients = 4,
-		       .kill_rounds = 3, .duration_s = 10,
-		       .lock_timeout_ms = 1000, .seed = 1};
+	bank_opts o = {.accounts = 50,
+		       .threads = -1,
+		       .clients = 4,
+		       .kill_rounds = 3,
+		       .duration_s = 10,
+		       .lock_timeout_ms = 1000,
+		       .seed = 1};
 	static char logbuf[4096];
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -873,7 +891,8 @@ int cmd_txn_bank(int argc, char **argv)
 			o.url = v;
 		else if (!strcmp(a, "--log"))
 			o.logdir = v;
-		else if (!strcmp(a, "--duration") && int_arg(v, 1, 86400 * 7, &n))
+		else if (!strcmp(a, "--duration") &&
+			 int_arg(v, 1, 86400 * 7, &n))
 			o.duration_s = (double)n;
 		else if (!strcmp(a, "--threads") && int_arg(v, 1, 256, &n))
 			o.threads = (int)n;
@@ -889,15 +908,17 @@ int cmd_txn_bank(int argc, char **argv)
 		else if (!strcmp(a, "--seed") && int_arg(v, 0, INT32_MAX, &n))
 			o.seed = (unsigned)n;
 		else {
-			fprintf(stderr, "saltbox txn bank: bad option or value: "
-					"%s %s\n",
+			fprintf(stderr,
+				"saltbox txn bank: bad option or value: "
+				"%s %s\n",
 				a, v);
 			return usage(stderr, 2);
 		}
 	}
 	if (!o.data == !o.url) {
-		fprintf(stderr, "saltbox txn bank: give --data DIR or --connect "
-				"URL\n");
+		fprintf(stderr,
+			"saltbox txn bank: give --data DIR or --connect "
+			"URL\n");
 		return usage(stderr, 2);
 	}
 	if (o.threads < 0)

@@ -17,12 +17,13 @@
 extern "C" {
 #endif
 
-/* ---- reading a mutation back ---------------------------------------------- */
+/* ---- reading a mutation back ----------------------------------------------
+ */
 
 /* What one operation of a mutation is, in the order it was added. */
 typedef enum sbx_mutation_kind {
 	SBX_MUTATION_PUT = 1,
-	SBX_MUTATION_DELETE,     /* delete_type says which marker */
+	SBX_MUTATION_DELETE,	 /* delete_type says which marker */
 	SBX_MUTATION_DELETE_ROW, /* sbx_mutation_delete_row */
 	SBX_MUTATION_INCREMENT,
 	SBX_MUTATION_APPEND,
@@ -33,13 +34,13 @@ typedef enum sbx_mutation_kind {
 typedef struct sbx_mutation_op {
 	sbx_mutation_kind kind;
 	sbx_cell_type delete_type; /* SBX_MUTATION_DELETE only */
-	const char *family;        /* NUL-terminated; NULL for DELETE_ROW */
+	const char *family;	   /* NUL-terminated; NULL for DELETE_ROW */
 	const uint8_t *qualifier;
 	size_t qualifier_len;
-	int64_t ts;                /* SBX_LATEST_TIMESTAMP = not given */
-	const uint8_t *value;      /* PUT and APPEND */
+	int64_t ts;	      /* SBX_LATEST_TIMESTAMP = not given */
+	const uint8_t *value; /* PUT and APPEND */
 	size_t value_len;
-	int64_t delta;             /* INCREMENT */
+	int64_t delta; /* INCREMENT */
 } sbx_mutation_op;
 
 /* The row the mutation changes (owned by the mutation). */
@@ -47,7 +48,8 @@ SBX_API const uint8_t *sbx_mutation_row(const sbx_mutation *m, size_t *len);
 /* Number of operations. */
 SBX_API size_t sbx_mutation_size(const sbx_mutation *m);
 /* Operation i (0 <= i < size) into *out; SBX_EINVAL if i is out of range. */
-SBX_API int sbx_mutation_op_at(sbx_mutation_op *out, const sbx_mutation *m, size_t i);
+SBX_API int sbx_mutation_op_at(sbx_mutation_op *out, const sbx_mutation *m,
+			       size_t i);
 SBX_API sbx_durability sbx_mutation_durability(const sbx_mutation *m);
 
 /* ---- making a result ---------------------------------------------------- */
@@ -59,8 +61,9 @@ SBX_API sbx_durability sbx_mutation_durability(const sbx_mutation *m);
  * sbx_result_free(). n = 0 makes an empty result, as a get of a missing row
  * returns it.
  */
-SBX_API int sbx_result_from_cells(sbx_result **out, const void *row, size_t row_len,
-			  const sbx_cell *cells, size_t n);
+SBX_API int sbx_result_from_cells(sbx_result **out, const void *row,
+				  size_t row_len, const sbx_cell *cells,
+				  size_t n);
 
 #ifdef __cplusplus
 }

@@ -55,12 +55,12 @@ typedef struct sbx_txn sbx_txn;
 
 /* The writes sbx_txn_commit() makes, named for the fault hook below. */
 typedef enum sbx_txn_step {
-	SBX_TXN_STEP_LOCK_READ = 1,      /* reading a written row's lock */
-	SBX_TXN_STEP_ONE_ROW,            /* the one-row fast path's write */
+	SBX_TXN_STEP_LOCK_READ = 1, /* reading a written row's lock */
+	SBX_TXN_STEP_ONE_ROW,	    /* the one-row fast path's write */
 	SBX_TXN_STEP_PREWRITE_PRIMARY,
 	SBX_TXN_STEP_PREWRITE_SECONDARY,
-	SBX_TXN_STEP_VALIDATE,           /* re-reading a row only read */
-	SBX_TXN_STEP_COMMIT_PRIMARY,     /* the commit point */
+	SBX_TXN_STEP_VALIDATE,	     /* re-reading a row only read */
+	SBX_TXN_STEP_COMMIT_PRIMARY, /* the commit point */
 	SBX_TXN_STEP_APPLY_SECONDARY,
 	SBX_TXN_STEP_APPLY_PRIMARY,
 	SBX_TXN_STEP_ROLLBACK,
@@ -92,7 +92,8 @@ typedef struct sbx_txn_options {
 
 SBX_API void sbx_txn_options_init(sbx_txn_options *o);
 
-/* ---- tables ----------------------------------------------------------------- */
+/* ---- tables -----------------------------------------------------------------
+ */
 
 /* The lock family's descriptor (VERSIONS 1), to list among a new table's
  * families. */
@@ -105,7 +106,8 @@ SBX_API int sbx_txn_prepare_table(sbx_db *db, const char *table);
 /* Start a transaction with default options (or `opts`, copied). Nothing is
  * sent to the store. *out is owned by the caller until commit/rollback. */
 SBX_API int sbx_txn_begin(sbx_txn **out, sbx_db *db);
-SBX_API int sbx_txn_begin_with(sbx_txn **out, sbx_db *db, const sbx_txn_options *opts);
+SBX_API int sbx_txn_begin_with(sbx_txn **out, sbx_db *db,
+			       const sbx_txn_options *opts);
 
 /* A random 64-bit id, written into this transaction's locks. */
 SBX_API uint64_t sbx_txn_id(const sbx_txn *txn);
@@ -121,8 +123,9 @@ SBX_API uint64_t sbx_txn_id(const sbx_txn *txn);
  * the lock family; SBX_EUNSUPPORTED for a filter on a row this transaction
  * has written; SBX_EINVAL for raw reads.
  */
-SBX_API int sbx_txn_get(sbx_result **out, sbx_txn *txn, sbx_table *t, const void *row,
-		size_t row_len, const sbx_read_opts *opts);
+SBX_API int sbx_txn_get(sbx_result **out, sbx_txn *txn, sbx_table *t,
+			const void *row, size_t row_len,
+			const sbx_read_opts *opts);
 
 /*
  * Buffer the operations of m until commit: puts, DeleteColumn, DeleteFamily,
@@ -145,7 +148,7 @@ SBX_API int sbx_txn_mutate(sbx_txn *txn, sbx_table *t, const sbx_mutation *m);
  * sbx_scanner_next() may return SBX_ECONFLICT as sbx_txn_get() does.
  */
 SBX_API int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
-			 const sbx_scan_opts *opts);
+				 const sbx_scan_opts *opts);
 
 /*
  * Commit and free the transaction. SBX_OK: every write is durable and
@@ -169,7 +172,7 @@ SBX_API void sbx_txn_rollback(sbx_txn *txn);
  */
 typedef int (*sbx_txn_fn)(sbx_txn *txn, void *arg);
 SBX_API int sbx_txn_run(int *attempts, sbx_db *db, const sbx_txn_options *opts,
-		sbx_txn_fn fn, void *arg);
+			sbx_txn_fn fn, void *arg);
 
 /* ---- locks: listing and recovery ---------------------------------------- */
 
@@ -187,8 +190,8 @@ typedef struct sbx_txn_lock_info {
 	sbx_txn_lock_state state;
 	uint64_t txn_id;
 	int64_t commit_ts;
-	int64_t expiry_ms;  /* ms since the epoch */
-	bool primary;       /* else primary_table/primary_row name it */
+	int64_t expiry_ms; /* ms since the epoch */
+	bool primary;	   /* else primary_table/primary_row name it */
 	char *primary_table;
 	uint8_t *primary_row;
 	size_t primary_row_len;
@@ -201,15 +204,15 @@ typedef struct sbx_txn_lock_info {
  * yet applied, or garbage), in row order. *out is owned by the caller:
  * sbx_txn_lock_infos_free(). */
 SBX_API int sbx_txn_locks(sbx_txn_lock_info **out, size_t *n, sbx_db *db,
-		  const char *table);
+			  const char *table);
 SBX_API void sbx_txn_lock_infos_free(sbx_txn_lock_info *v, size_t n);
 
 typedef enum sbx_txn_resolution {
-	SBX_TXN_UNLOCKED = 0,     /* nothing to do: the lock is stable */
-	SBX_TXN_ROLLED_FORWARD,   /* its transaction had committed */
-	SBX_TXN_ROLLED_BACK,      /* its transaction had not */
-	SBX_TXN_NOT_EXPIRED,      /* still in progress: left alone */
-	SBX_TXN_RESET,            /* garbage replaced (reset_garbage_locks) */
+	SBX_TXN_UNLOCKED = 0,	/* nothing to do: the lock is stable */
+	SBX_TXN_ROLLED_FORWARD, /* its transaction had committed */
+	SBX_TXN_ROLLED_BACK,	/* its transaction had not */
+	SBX_TXN_NOT_EXPIRED,	/* still in progress: left alone */
+	SBX_TXN_RESET,		/* garbage replaced (reset_garbage_locks) */
 } sbx_txn_resolution;
 
 SBX_API const char *sbx_txn_resolution_name(sbx_txn_resolution r);
@@ -217,16 +220,17 @@ SBX_API const char *sbx_txn_resolution_name(sbx_txn_resolution r);
 /* Resolve the lock of one row: roll its transaction forward if its primary
  * committed (at once), back if the lock expired without committing.
  * opts may be NULL. */
-SBX_API int sbx_txn_resolve(sbx_txn_resolution *out, sbx_db *db, const char *table,
-		    const void *row, size_t row_len,
-		    const sbx_txn_options *opts);
+SBX_API int sbx_txn_resolve(sbx_txn_resolution *out, sbx_db *db,
+			    const char *table, const void *row, size_t row_len,
+			    const sbx_txn_options *opts);
 /* The same for every lock sbx_txn_locks() lists in `table`: *resolved
  * counts those no longer locked afterwards (rolled forward, back, reset,
  * or resolved with another row of their transaction), *remaining those
  * left: not expired, or garbage when reset_garbage_locks is off. Either
  * pointer may be NULL. */
-SBX_API int sbx_txn_resolve_table(size_t *resolved, size_t *remaining, sbx_db *db,
-			  const char *table, const sbx_txn_options *opts);
+SBX_API int sbx_txn_resolve_table(size_t *resolved, size_t *remaining,
+				  sbx_db *db, const char *table,
+				  const sbx_txn_options *opts);
 
 #ifdef __cplusplus
 }

@@ -31,11 +31,16 @@ sbx_durability sbx_mutation_durability(const sbx_mutation *m)
 static sbx_mutation_kind kind_of(mut_kind k)
 {
 	switch (k) {
-	case MUT_PUT: return SBX_MUTATION_PUT;
-	case MUT_DELETE: return SBX_MUTATION_DELETE;
-	case MUT_DELETE_ROW: return SBX_MUTATION_DELETE_ROW;
-	case MUT_INCREMENT: return SBX_MUTATION_INCREMENT;
-	case MUT_APPEND: break;
+	case MUT_PUT:
+		return SBX_MUTATION_PUT;
+	case MUT_DELETE:
+		return SBX_MUTATION_DELETE;
+	case MUT_DELETE_ROW:
+		return SBX_MUTATION_DELETE_ROW;
+	case MUT_INCREMENT:
+		return SBX_MUTATION_INCREMENT;
+	case MUT_APPEND:
+		break;
 	}
 	return SBX_MUTATION_APPEND;
 }

@@ -48,11 +48,13 @@ static int wrow_order(const void *pa, const void *pb)
 	int c = strcmp(a->table, b->table);
 	if (c)
 		return c;
-	size_t n = a->r->row_len < b->r->row_len ? a->r->row_len : b->r->row_len;
+	size_t n =
+	    a->r->row_len < b->r->row_len ? a->r->row_len : b->r->row_len;
 	c = memcmp(a->r->row, b->r->row, n);
 	if (c)
 		return c;
-	return a->r->row_len < b->r->row_len ? -1 : a->r->row_len > b->r->row_len;
+	return a->r->row_len < b->r->row_len ? -1
+					     : a->r->row_len > b->r->row_len;
 }
 
 static sbx_table *table_of(const plan *p, const tx_row *r)
@@ -104,8 +106,8 @@ static int plan_make(plan *p, sbx_txn *txn)
 static int conflict(const plan *p, const tx_row *r, const char *why)
 {
 	char name[200];
-	return sbx_error_set(SBX_ECONFLICT, "%s %s", row_name(name, sizeof name, p, r),
-			     why);
+	return sbx_error_set(SBX_ECONFLICT, "%s %s",
+			     row_name(name, sizeof name, p, r), why);
 }
 
 /* The lock of a row written blind (never read): read it now. */
@@ -116,14 +118,18 @@ static int fetch_lock(plan *p, tx_row *r, size_t idx)
 	tx_seen seen = {0};
 	for (;;) {
 		rc = tx_fault(p->txn, SBX_TXN_STEP_LOCK_READ, idx);
-		rc = rc ? rc : tx_read_lock(&seen, table_of(p, r), r->row, r->row_len);
+		rc = rc ? rc
+			: tx_read_lock(&seen, table_of(p, r), r->row,
+				       r->row_len);
 		tx_lock lk;
 		if (rc == SBX_OK &&
-		    lock_decode(&lk, seen.bytes.data, seen.present ? seen.bytes.len : 0)) {
+		    lock_decode(&lk, seen.bytes.data,
+				seen.present ? seen.bytes.len : 0)) {
 			char name[200], msg[400];
 			snprintf(msg, sizeof msg, "%s", sbx_errmsg());
 			rc = sbx_error_set(SBX_EBADVALUE, "%s: %s",
-					   row_name(name, sizeof name, p, r), msg);
+					   row_name(name, sizeof name, p, r),
+					   msg);
 		}
 		if (rc)
 			break;
@@ -169,7 +175,8 @@ static int commit_one_row(plan *p, bool *unsupported)
 		return SBX_OK;
 	}
 	if (rc == SBX_OK && !ok)
-		rc = conflict(p, w->r, "changed since this transaction read it");
+		rc =
+		    conflict(p, w->r, "changed since this transaction read it");
 	return rc;
 }
 
@@ -189,8 +196,8 @@ static int prewrite(plan *p, size_t i)
 	    .primary = i == 0,
 	    .prev_commit_ts = prev.commit_ts,
 	    .prev_version = prev.version,
-	    .primary_ref = {p->w[0].table, strlen(p->w[0].table), p->w[0].r->row,
-			    p->w[0].r->row_len},
+	    .primary_ref = {p->w[0].table, strlen(p->w[0].table),
+			    p->w[0].r->row, p->w[0].r->row_len},
 	    .nsecondaries = i == 0 ? p->nw - 1 : 0,
 	    .nops = w->nops,
 	};
@@ -200,8 +207,9 @@ static int prewrite(plan *p, size_t i)
 		if (!secs)
 			return SBX_ENOMEM_SET();
 		for (size_t k = 1; k < p->nw; k++)
-			secs[k - 1] = (tx_ref){p->w[k].table, strlen(p->w[k].table),
-					       p->w[k].r->row, p->w[k].r->row_len};
+			secs[k - 1] =
+			    (tx_ref){p->w[k].table, strlen(p->w[k].table),
+				     p->w[k].r->row, p->w[k].r->row_len};
 	}
 	int rc = lock_encode(&w->r->wrote, &lk, secs, w->ops);
 	free(secs);
@@ -272,8 +280,8 @@ static int commit_point(plan *p)
 	int64_t version = p->commit_ts + 1;
 	tx_seen seen = wrote_seen(w);
 	bool ok = false;
-	int rc = lock_with_state(&p->committed, w->r->wrote.data, w->r->wrote.len,
-				 TX_COMMITTED, version);
+	int rc = lock_with_state(&p->committed, w->r->wrote.data,
+				 w->r->wrote.len, TX_COMMITTED, version);
 	if (rc)
 		return rc;
 	rc = tx_fault(p->txn, SBX_TXN_STEP_COMMIT_PRIMARY, 0);
@@ -343,7 +351,8 @@ static int commit_rows(plan *p)
 	int rc = SBX_OK;
 	if (p->nw == 0) {
 		/* read-only: one row is consistent by itself */
-		for (size_t i = 0; rc == SBX_OK && p->nro > 1 && i < p->nro; i++)
+		for (size_t i = 0; rc == SBX_OK && p->nro > 1 && i < p->nro;
+		     i++)
 			rc = validate(p, i);
 		return rc;
 	}
@@ -385,7 +394,8 @@ static int commit_rows(plan *p)
 int sbx_txn_commit(sbx_txn *txn)
 {
 	if (!txn)
-		return sbx_error_set(SBX_EINVAL, "sbx_txn_commit: no transaction");
+		return sbx_error_set(SBX_EINVAL,
+				     "sbx_txn_commit: no transaction");
 	int rc = SBX_OK;
 	if (txn->scanners)
 		rc = sbx_error_set(SBX_EINVAL,

@@ -254,7 +254,8 @@ int lock_decode(tx_lock *out, const uint8_t *p, size_t n)
 	out->commit_ts = (int64_t)rd_be(&r, 8);
 	out->version = (int64_t)rd_be(&r, 8);
 	if (out->state == TX_STABLE)
-		return r.p == r.end ? SBX_OK : garbage(n, "STABLE lock too long");
+		return r.p == r.end ? SBX_OK
+				    : garbage(n, "STABLE lock too long");
 	if (out->state != TX_PREWRITTEN && out->state != TX_COMMITTED)
 		return garbage(n, "unknown state");
 	out->txn_id = rd_be(&r, 8);

@@ -24,11 +24,16 @@ void sbx_txn_lock_family(sbx_family_desc *out)
 const char *sbx_txn_resolution_name(sbx_txn_resolution r)
 {
 	switch (r) {
-	case SBX_TXN_UNLOCKED: return "unlocked";
-	case SBX_TXN_ROLLED_FORWARD: return "rolled forward";
-	case SBX_TXN_ROLLED_BACK: return "rolled back";
-	case SBX_TXN_NOT_EXPIRED: return "not expired";
-	case SBX_TXN_RESET: return "reset";
+	case SBX_TXN_UNLOCKED:
+		return "unlocked";
+	case SBX_TXN_ROLLED_FORWARD:
+		return "rolled forward";
+	case SBX_TXN_ROLLED_BACK:
+		return "rolled back";
+	case SBX_TXN_NOT_EXPIRED:
+		return "not expired";
+	case SBX_TXN_RESET:
+		return "reset";
 	}
 	return "?";
 }

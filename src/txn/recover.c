@@ -47,7 +47,8 @@ static int read_decoded(tx_seen *seen, tx_lock *lk, sbx_table *t,
 {
 	int rc = tx_read_lock(seen, t, row, row_len);
 	if (rc == SBX_OK &&
-	    (rc = lock_decode(lk, seen->bytes.data, seen->present ? seen->bytes.len : 0)))
+	    (rc = lock_decode(lk, seen->bytes.data,
+			      seen->present ? seen->bytes.len : 0)))
 		rc = bad_lock(rc, sbx_table_name(t), row, row_len);
 	return rc;
 }
@@ -109,7 +110,8 @@ static int roll_back_txn(bool *ok, tx_tables *ts, sbx_table *pt,
 			continue;
 		}
 		tx_lock lk;
-		rc = rc ? rc : read_decoded(&seen, &lk, t, ref.row, ref.row_len);
+		rc =
+		    rc ? rc : read_decoded(&seen, &lk, t, ref.row, ref.row_len);
 		bool done;
 		if (rc == SBX_OK && same_txn(&lk, pl))
 			rc = tx_roll_back_row(&done, t, ref.row, ref.row_len,
@@ -178,7 +180,8 @@ int tx_resolve_seen(tx_meet *out, sbx_txn_resolution *how_out, tx_tables *ts,
 	if (lk->state == TX_STABLE)
 		return SBX_OK;
 	if (!lk->primary)
-		return resolve_secondary(out, how, ts, t, row, row_len, seen, lk);
+		return resolve_secondary(out, how, ts, t, row, row_len, seen,
+					 lk);
 	if (lk->state == TX_COMMITTED) {
 		*how = SBX_TXN_ROLLED_FORWARD;
 		return roll_forward_txn(ts, t, row, row_len, seen, lk);
@@ -221,8 +224,8 @@ static int resolve_row(sbx_txn_resolution *out, tx_tables *ts, sbx_table *t,
 	tx_seen seen = {0};
 	tx_lock lk;
 	int rc = tx_read_lock(&seen, t, row, row_len);
-	if (rc == SBX_OK &&
-	    lock_decode(&lk, seen.bytes.data, seen.present ? seen.bytes.len : 0)) {
+	if (rc == SBX_OK && lock_decode(&lk, seen.bytes.data,
+					seen.present ? seen.bytes.len : 0)) {
 		bool ok = false;
 		if (o->reset_garbage_locks) {
 			rc = reset_garbage(t, row, row_len, &seen, &ok);
@@ -233,14 +236,16 @@ static int resolve_row(sbx_txn_resolution *out, tx_tables *ts, sbx_table *t,
 		}
 	} else if (rc == SBX_OK) {
 		tx_meet meet;
-		rc = tx_resolve_seen(&meet, out, ts, t, row, row_len, &seen, &lk);
+		rc = tx_resolve_seen(&meet, out, ts, t, row, row_len, &seen,
+				     &lk);
 	}
 	tx_seen_free(&seen);
 	return rc;
 }
 
 int sbx_txn_resolve(sbx_txn_resolution *out, sbx_db *db, const char *table,
-		    const void *row, size_t row_len, const sbx_txn_options *opts)
+		    const void *row, size_t row_len,
+		    const sbx_txn_options *opts)
 {
 	*out = SBX_TXN_UNLOCKED;
 	sbx_txn_options defaults;
@@ -262,8 +267,8 @@ static int lock_info(sbx_txn_lock_info *info, const sbx_result *r)
 	memset(info, 0, sizeof *info);
 	size_t row_len;
 	const uint8_t *row = sbx_result_row(r, &row_len);
-	const sbx_cell *c = sbx_result_get(r, SBX_TXN_LOCK_FAMILY,
-					   SBX_TXN_LOCK_QUALIFIER, 4);
+	const sbx_cell *c =
+	    sbx_result_get(r, SBX_TXN_LOCK_FAMILY, SBX_TXN_LOCK_QUALIFIER, 4);
 	info->row = malloc(row_len ? row_len : 1);
 	if (!info->row)
 		return SBX_ENOMEM_SET();
@@ -386,7 +391,8 @@ int sbx_txn_resolve_table(size_t *resolved, size_t *remaining, sbx_db *db,
 	rc = tx_tables_get(&t, &ts, table, strlen(table));
 	for (size_t i = 0; rc == SBX_OK && i < n; i++) {
 		sbx_txn_resolution how;
-		if (v[i].state == SBX_TXN_LOCK_GARBAGE && !opts->reset_garbage_locks) {
+		if (v[i].state == SBX_TXN_LOCK_GARBAGE &&
+		    !opts->reset_garbage_locks) {
 			left++; /* reported by sbx_txn_locks, left alone */
 			continue;
 		}

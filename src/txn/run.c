@@ -14,7 +14,8 @@
 
 static void sleep_ms(int64_t ms)
 {
-	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+	struct timespec ts = {(time_t)(ms / 1000),
+			      (long)(ms % 1000) * 1000000L};
 	nanosleep(&ts, NULL);
 }
 
@@ -49,12 +50,13 @@ int sbx_txn_run(int *attempts, sbx_db *db, const sbx_txn_options *opts,
 			return rc;
 		int64_t now = tx_now_ms();
 		if (now >= deadline)
-			return sbx_error_set(SBX_ECONFLICT,
-					     "transaction still conflicting "
-					     "after %d attempts in %lld ms: %s",
-					     n, (long long)opts->retry_budget_ms,
-					     sbx_errmsg());
-		int64_t wait = backoff / 2 + (int64_t)(jitter % (uint64_t)backoff) + 1;
+			return sbx_error_set(
+			    SBX_ECONFLICT,
+			    "transaction still conflicting "
+			    "after %d attempts in %lld ms: %s",
+			    n, (long long)opts->retry_budget_ms, sbx_errmsg());
+		int64_t wait =
+		    backoff / 2 + (int64_t)(jitter % (uint64_t)backoff) + 1;
 		if (now + wait > deadline)
 			wait = deadline - now;
 		sleep_ms(wait);

@@ -19,12 +19,12 @@
 
 typedef struct txscan {
 	tx_scan_link link; /* first: the transaction's list of its scanners */
-	sbx_txn *txn;      /* NULL once the transaction ended */
+	sbx_txn *txn;	   /* NULL once the transaction ended */
 	size_t table;
-	sbx_scanner *s;     /* the store's scanner (NULL once drained) */
-	sbx_result *ahead;  /* its next row, not yet handled */
-	bool keys_only;     /* filter or time range: re-read every row */
-	uint8_t **keys;     /* keys_only: the rows found, in scan order */
+	sbx_scanner *s;	   /* the store's scanner (NULL once drained) */
+	sbx_result *ahead; /* its next row, not yet handled */
+	bool keys_only;	   /* filter or time range: re-read every row */
+	uint8_t **keys;	   /* keys_only: the rows found, in scan order */
 	size_t *key_lens, nkeys, key_at;
 	sbx_read_opts read; /* the caller's read options (columns copied) */
 	sbx_column *cols;
@@ -47,7 +47,8 @@ static bool in_range(const sbx_scan_opts *o, const uint8_t *k, size_t kl)
 	size_t lol = o->start_row_len, hil = o->stop_row_len;
 	bool lo_in = o->start_inclusive, hi_in = o->stop_inclusive;
 	if (o->reversed) {
-		lo = o->stop_row, lol = o->stop_row_len, lo_in = o->stop_inclusive;
+		lo = o->stop_row, lol = o->stop_row_len,
+		lo_in = o->stop_inclusive;
 		hi = o->start_row, hil = o->start_row_len,
 		hi_in = o->start_inclusive;
 	}
@@ -138,10 +139,11 @@ static int from_scanned(sbx_result **out, txscan *x)
 	tx_lock lk;
 	int rc = tx_row_get(&r, x->txn, x->table, key, len, true);
 	rc = rc ? rc : tx_seen_from_result(&seen, res);
-	bool stable = rc == SBX_OK &&
-		      lock_decode(&lk, seen.bytes.data,
-				  seen.present ? seen.bytes.len : 0) == SBX_OK &&
-		      lk.state == TX_STABLE;
+	bool stable =
+	    rc == SBX_OK &&
+	    lock_decode(&lk, seen.bytes.data,
+			seen.present ? seen.bytes.len : 0) == SBX_OK &&
+	    lk.state == TX_STABLE;
 	if (rc == SBX_OK && !stable) {
 		rc = tx_get_row(out, x->txn, x->table, key, len, &x->read);
 	} else if (rc == SBX_OK) {
@@ -175,7 +177,7 @@ static int txscan_next(void *p, sbx_result **out)
 		tx_row *own = x->own_at < x->nown ? x->own[x->own_at] : NULL;
 		if (!key && !own)
 			return SBX_ITEROVER;
-		int c = !key ? 1
+		int c = !key   ? 1
 			: !own ? -1
 			       : cmp_key(key, len, own->row, own->row_len);
 		if (x->reversed && key && own)
@@ -190,8 +192,8 @@ static int txscan_next(void *p, sbx_result **out)
 				x->own_at++;
 			if (x->keys_only) {
 				x->key_at++;
-				rc = tx_get_row(&res, x->txn, x->table, key, len,
-						&x->read);
+				rc = tx_get_row(&res, x->txn, x->table, key,
+						len, &x->read);
 			} else {
 				rc = from_scanned(&res, x);
 			}
@@ -225,7 +227,8 @@ static int copy_columns(txscan *x, const sbx_read_opts *o)
 		x->cols[i].family = strdup(c->family ? c->family : "");
 		x->cols[i].qualifier_len = c->qualifier ? c->qualifier_len : 0;
 		if (c->qualifier) {
-			uint8_t *q = malloc(c->qualifier_len ? c->qualifier_len : 1);
+			uint8_t *q =
+			    malloc(c->qualifier_len ? c->qualifier_len : 1);
 			if (q && c->qualifier_len)
 				memcpy(q, c->qualifier, c->qualifier_len);
 			x->cols[i].qualifier = q;
@@ -273,9 +276,8 @@ static int collect_keys(txscan *x, sbx_table *t, const sbx_scan_opts *o)
 	while ((rc = sbx_scanner_next(s, &r)) == SBX_OK) {
 		size_t len;
 		const uint8_t *k = sbx_result_row(r, &len);
-		bool same = x->nkeys &&
-			    !cmp_key(k, len, x->keys[x->nkeys - 1],
-				     x->key_lens[x->nkeys - 1]);
+		bool same = x->nkeys && !cmp_key(k, len, x->keys[x->nkeys - 1],
+						 x->key_lens[x->nkeys - 1]);
 		if (!same && x->nkeys >= SBX_TXN_MAX_ROWS)
 			rc = sbx_error_set(SBX_ETOOLARGE,
 					   "the scan finds more than %d rows, "
@@ -286,8 +288,9 @@ static int collect_keys(txscan *x, sbx_table *t, const sbx_scan_opts *o)
 		if (!same && !rc && x->nkeys == cap) {
 			cap = cap ? cap * 2 : 64;
 			void *a = realloc(x->keys, cap * sizeof *x->keys);
-			void *b = a ? realloc(x->key_lens, cap * sizeof *x->key_lens)
-				    : NULL;
+			void *b =
+			    a ? realloc(x->key_lens, cap * sizeof *x->key_lens)
+			      : NULL;
 			if (a)
 				x->keys = a;
 			if (b)
@@ -318,9 +321,9 @@ int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
 {
 	*out = NULL;
 	if (!txn || !t)
-		return sbx_error_set(SBX_EINVAL,
-				     "sbx_txn_scanner_open: needs a transaction "
-				     "and a table");
+		return sbx_error_set(
+		    SBX_EINVAL, "sbx_txn_scanner_open: needs a transaction "
+				"and a table");
 	if (txn->state == TX_FAILED)
 		return sbx_error_set(SBX_EINVAL,
 				     "sbx_txn_scanner_open: the transaction "
@@ -331,8 +334,8 @@ int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
 		opts = &defaults;
 	}
 	if (opts->read.raw)
-		return sbx_error_set(SBX_EINVAL,
-				     "raw scans cannot go through a transaction");
+		return sbx_error_set(
+		    SBX_EINVAL, "raw scans cannot go through a transaction");
 	if (opts->batch)
 		return sbx_error_set(SBX_EINVAL,
 				     "a transaction scans whole rows: batch "
@@ -372,8 +375,9 @@ int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
 			} else {
 				memcpy(with, o.read.columns,
 				       o.read.ncolumns * sizeof *with);
-				with[o.read.ncolumns] = (sbx_column){
-				    SBX_TXN_LOCK_FAMILY, SBX_TXN_LOCK_QUALIFIER, 4};
+				with[o.read.ncolumns] =
+				    (sbx_column){SBX_TXN_LOCK_FAMILY,
+						 SBX_TXN_LOCK_QUALIFIER, 4};
 				o.read.columns = with;
 				o.read.ncolumns++;
 			}

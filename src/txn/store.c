@@ -37,13 +37,14 @@ bool tx_seen_equal(const tx_seen *a, const tx_seen *b)
 {
 	size_t la = a->present ? a->bytes.len : 0,
 	       lb = b->present ? b->bytes.len : 0;
-	return la == lb && (la == 0 || !memcmp(a->bytes.data, b->bytes.data, la));
+	return la == lb &&
+	       (la == 0 || !memcmp(a->bytes.data, b->bytes.data, la));
 }
 
 int tx_seen_from_result(tx_seen *out, const sbx_result *r)
 {
-	const sbx_cell *c = sbx_result_get(r, SBX_TXN_LOCK_FAMILY,
-					   SBX_TXN_LOCK_QUALIFIER, 4);
+	const sbx_cell *c =
+	    sbx_result_get(r, SBX_TXN_LOCK_FAMILY, SBX_TXN_LOCK_QUALIFIER, 4);
 	out->present = c != NULL;
 	out->ts = c ? c->timestamp : 0;
 	out->bytes.len = 0;
@@ -75,14 +76,16 @@ const char *tx_row_name(char *buf, size_t cap, const char *table,
 		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'')
 			buf[at++] = (char)c;
 		else
-			at += (size_t)snprintf(buf + at, cap - at, "\\x%02X", c);
+			at +=
+			    (size_t)snprintf(buf + at, cap - at, "\\x%02X", c);
 	}
 	if (at < cap)
 		snprintf(buf + at, cap - at, "' of table '%s'", table);
 	return buf;
 }
 
-/* ---- compare-and-set ------------------------------------------------------- */
+/* ---- compare-and-set -------------------------------------------------------
+ */
 
 /* A family name from an op (not NUL-terminated in a lock) as a string. */
 static void op_family(char out[SBX_MAX_FAMILY_NAME + 1], const tx_op *op)
@@ -111,8 +114,7 @@ static int add_deletes(sbx_mutation *m, const tx_op *ops, size_t nops,
 	return rc;
 }
 
-static int add_puts(sbx_mutation *m, const tx_op *ops, size_t nops,
-		    int64_t ts)
+static int add_puts(sbx_mutation *m, const tx_op *ops, size_t nops, int64_t ts)
 {
 	int rc = SBX_OK;
 	for (size_t i = 0; !rc && i < nops; i++) {
@@ -131,8 +133,11 @@ static int cam(bool *ok, sbx_table *t, const uint8_t *row, size_t row_len,
 	       const tx_seen *expect, sbx_mutation *m)
 {
 	bool present = expect->present && expect->bytes.len;
-	sbx_check c = {SBX_TXN_LOCK_FAMILY, SBX_TXN_LOCK_QUALIFIER, 4,
-		       SBX_CMP_EQUAL, present ? expect->bytes.data : NULL,
+	sbx_check c = {SBX_TXN_LOCK_FAMILY,
+		       SBX_TXN_LOCK_QUALIFIER,
+		       4,
+		       SBX_CMP_EQUAL,
+		       present ? expect->bytes.data : NULL,
 		       present ? expect->bytes.len : 0};
 	return tx_cam(ok, t, row, row_len, &c, m);
 }
@@ -169,7 +174,8 @@ int tx_lock_cas(bool *ok, sbx_table *t, const uint8_t *row, size_t row_len,
 		if (rc == SBX_EUNSUPPORTED && !atomic) {
 			sbx_mutation *dels = NULL;
 			rc = sbx_mutation_new(&dels, row, row_len);
-			rc = rc ? rc : add_deletes(dels, ops, nops, data_ts - 1);
+			rc =
+			    rc ? rc : add_deletes(dels, ops, nops, data_ts - 1);
 			rc = rc ? rc : cam(ok, t, row, row_len, expect, dels);
 			sbx_mutation_free(dels);
 			if (rc == SBX_OK && *ok)
@@ -210,17 +216,17 @@ int tx_roll_forward_row(bool *ok, sbx_table *t, const uint8_t *row,
 	sbx_buf stable = {0};
 	int64_t version = lk->commit_ts + 2;
 	rc = lock_encode_stable(&stable, lk->commit_ts, version);
-	rc = rc ? rc
-		: tx_lock_cas(ok, t, row, row_len, seen, stable.data,
-			      stable.len, version, ops, lk->nops,
-			      lk->commit_ts, false);
+	rc =
+	    rc ? rc
+	       : tx_lock_cas(ok, t, row, row_len, seen, stable.data, stable.len,
+			     version, ops, lk->nops, lk->commit_ts, false);
 	sbx_buf_free(&stable);
 	free(ops);
 	return rc;
 }
 
-int tx_roll_back_row(bool *ok, sbx_table *t, const uint8_t *row,
-		     size_t row_len, const tx_seen *seen, const tx_lock *lk)
+int tx_roll_back_row(bool *ok, sbx_table *t, const uint8_t *row, size_t row_len,
+		     const tx_seen *seen, const tx_lock *lk)
 {
 	sbx_buf stable = {0};
 	int64_t version = lk->commit_ts + 2;

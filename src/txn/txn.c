@@ -41,10 +41,10 @@ int sbx_txn_begin_with(sbx_txn **out, sbx_db *db, const sbx_txn_options *opts)
 	}
 	if (opts->lock_timeout_ms <= 0 || opts->lock_wait_ms < 0 ||
 	    opts->retry_budget_ms < 0)
-		return sbx_error_set(SBX_EINVAL,
-				     "transaction options: lock_timeout_ms must "
-				     "be > 0, lock_wait_ms and retry_budget_ms "
-				     ">= 0");
+		return sbx_error_set(
+		    SBX_EINVAL, "transaction options: lock_timeout_ms must "
+				"be > 0, lock_wait_ms and retry_budget_ms "
+				">= 0");
 	sbx_txn *txn = calloc(1, sizeof *txn);
 	if (!txn)
 		return SBX_ENOMEM_SET();
@@ -107,13 +107,15 @@ int tx_fault(sbx_txn *txn, sbx_txn_step step, size_t row)
 	if (!txn->opts.fault)
 		return SBX_OK;
 	int rc = txn->opts.fault(txn->opts.fault_arg, step, row);
-	return rc ? sbx_error_set(rc, "injected fault at commit step %d, "
-				      "row %zu",
+	return rc ? sbx_error_set(rc,
+				  "injected fault at commit step %d, "
+				  "row %zu",
 				  (int)step, row)
 		  : SBX_OK;
 }
 
-/* ---- the row set ----------------------------------------------------------- */
+/* ---- the row set -----------------------------------------------------------
+ */
 
 static uint32_t row_hash(size_t table, const uint8_t *row, size_t len)
 {
@@ -150,8 +152,8 @@ int tx_row_get(tx_row **out, sbx_txn *txn, size_t table, const void *row,
 	     txn->index_cap && txn->index[at];
 	     at = (at + 1) & (txn->index_cap - 1)) {
 		tx_row *r = txn->rows[txn->index[at] - 1];
-		if (r->hash == h && r->table == table && r->row_len == row_len &&
-		    !memcmp(r->row, row, row_len)) {
+		if (r->hash == h && r->table == table &&
+		    r->row_len == row_len && !memcmp(r->row, row, row_len)) {
 			*out = r;
 			return SBX_OK;
 		}
@@ -203,7 +205,8 @@ static int usable(sbx_txn *txn, const char *what)
 	return SBX_OK;
 }
 
-/* ---- the write log and its normal form ------------------------------------ */
+/* ---- the write log and its normal form ------------------------------------
+ */
 
 static bool same_family(const tx_op *a, const tx_op *b)
 {
@@ -253,7 +256,8 @@ int tx_normalize(tx_op **out, size_t *n, const tx_row *r)
 }
 
 static int log_push(tx_row *r, tx_op_kind kind, const char *family,
-		    const uint8_t *q, size_t qlen, const uint8_t *v, size_t vlen)
+		    const uint8_t *q, size_t qlen, const uint8_t *v,
+		    size_t vlen)
 {
 	if (r->nops == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 4;
@@ -291,7 +295,8 @@ static void log_truncate(tx_row *r, size_t n)
 		op_free(&r->ops[--r->nops]);
 }
 
-/* ---- reads ---------------------------------------------------------------- */
+/* ---- reads ----------------------------------------------------------------
+ */
 
 static bool selected(const sbx_read_opts *o, const tx_op *op)
 {
@@ -320,7 +325,8 @@ static bool is_lock_cell(const sbx_cell *c)
 static int cell_order(const void *pa, const void *pb)
 {
 	const sbx_cell *a = pa, *b = pb;
-	size_t n = a->family_len < b->family_len ? a->family_len : b->family_len;
+	size_t n =
+	    a->family_len < b->family_len ? a->family_len : b->family_len;
 	int c = memcmp(a->family, b->family, n);
 	if (c || a->family_len != b->family_len)
 		return c ? c : (a->family_len < b->family_len ? -1 : 1);
@@ -375,12 +381,13 @@ int tx_merge(sbx_result **out, const tx_row *r, const uint8_t *row,
 		}
 		/* a put of ours is the newest version: one fewer old one */
 		for (size_t k = 0; keep && own_visible && k < nops; k++)
-			if (ops[k].kind == TX_PUT && cell_is(c, &ops[k], false) &&
+			if (ops[k].kind == TX_PUT &&
+			    cell_is(c, &ops[k], false) &&
 			    selected(o, &ops[k]) && o->max_versions > 0) {
 				size_t older = 0;
 				for (size_t j = 0; j < n; j++)
-					older += cell_is(&cells[j], &ops[k],
-							 false);
+					older +=
+					    cell_is(&cells[j], &ops[k], false);
 				keep = (int)older + 1 < o->max_versions;
 			}
 		if (keep)
@@ -389,9 +396,15 @@ int tx_merge(sbx_result **out, const tx_row *r, const uint8_t *row,
 	for (size_t k = 0; own_visible && k < nops; k++) {
 		if (ops[k].kind != TX_PUT || !selected(o, &ops[k]))
 			continue;
-		sbx_cell c = {row, row_len, ops[k].family, ops[k].family_len,
-			      ops[k].qualifier, ops[k].qualifier_len,
-			      SBX_LATEST_TIMESTAMP, SBX_CELL_PUT, ops[k].value,
+		sbx_cell c = {row,
+			      row_len,
+			      ops[k].family,
+			      ops[k].family_len,
+			      ops[k].qualifier,
+			      ops[k].qualifier_len,
+			      SBX_LATEST_TIMESTAMP,
+			      SBX_CELL_PUT,
+			      ops[k].value,
 			      ops[k].value_len};
 		cells[n++] = c;
 	}
@@ -413,11 +426,10 @@ int tx_note_lock(sbx_txn *txn, tx_row *r, const tx_seen *seen)
 	if (tx_seen_equal(&r->lock, seen))
 		return SBX_OK;
 	char name[200];
-	return sbx_error_set(SBX_ECONFLICT,
-			     "%s changed since this transaction first read it",
-			     tx_row_name(name, sizeof name,
-					 txn->tables.v[r->table].name, r->row,
-					 r->row_len));
+	return sbx_error_set(
+	    SBX_ECONFLICT, "%s changed since this transaction first read it",
+	    tx_row_name(name, sizeof name, txn->tables.v[r->table].name, r->row,
+			r->row_len));
 }
 
 bool tx_wait_more(int64_t started_ms, int64_t wait_ms, int *round)
@@ -431,9 +443,8 @@ bool tx_wait_more(int64_t started_ms, int64_t wait_ms, int *round)
 	return true;
 }
 
-int tx_meet_lock(sbx_txn *txn, size_t table, const uint8_t *row,
-		 size_t row_len, const tx_seen *seen, int64_t started_ms,
-		 int *round)
+int tx_meet_lock(sbx_txn *txn, size_t table, const uint8_t *row, size_t row_len,
+		 const tx_seen *seen, int64_t started_ms, int *round)
 {
 	tx_lock lk;
 	int rc = lock_decode(&lk, seen->bytes.data,
@@ -473,9 +484,8 @@ static int bad_lock_here(sbx_txn *txn, size_t table, const uint8_t *row,
 /* Read lock and data of a row: in one get when the lock cell is sure to
  * come back with the data (no filter, no time range), else the lock, the
  * data and the lock again (equal: the data belongs to that lock). */
-static int read_row(sbx_result **res, tx_seen *seen, bool *torn,
-		    sbx_table *t, const uint8_t *row, size_t row_len,
-		    const sbx_read_opts *o)
+static int read_row(sbx_result **res, tx_seen *seen, bool *torn, sbx_table *t,
+		    const uint8_t *row, size_t row_len, const sbx_read_opts *o)
 {
 	*torn = false;
 	if (!o->filter && o->min_ts == 0 && o->max_ts == INT64_MAX) {
@@ -517,8 +527,8 @@ int tx_get_row(sbx_result **out, sbx_txn *txn, size_t table, const void *row,
 		opts = &defaults;
 	}
 	if (opts->raw)
-		return sbx_error_set(SBX_EINVAL,
-				     "raw reads cannot go through a transaction");
+		return sbx_error_set(
+		    SBX_EINVAL, "raw reads cannot go through a transaction");
 	tx_row *r;
 	int rc = tx_row_get(&r, txn, table, row, row_len, true);
 	if (rc)
@@ -538,8 +548,9 @@ int tx_get_row(sbx_result **out, sbx_txn *txn, size_t table, const void *row,
 		bool torn;
 		rc = read_row(&res, &seen, &torn, t, row, row_len, opts);
 		tx_lock lk;
-		if (rc == SBX_OK && lock_decode(&lk, seen.bytes.data,
-						seen.present ? seen.bytes.len : 0))
+		if (rc == SBX_OK &&
+		    lock_decode(&lk, seen.bytes.data,
+				seen.present ? seen.bytes.len : 0))
 			rc = bad_lock_here(txn, table, row, row_len);
 		if (rc || torn) {
 			sbx_result_free(res);
@@ -625,11 +636,12 @@ static int describe_families(char ***out, sbx_db *db, const char *table)
 		return SBX_ENOMEM_SET();
 	if (!has_lock) {
 		sbx_strv_free(v);
-		return sbx_error_set(SBX_ENOFAMILY,
-				     "table '%s' has no transaction lock family "
-				     "'%s': add it with sbx_txn_prepare_table() "
-				     "(saltbox txn prepare)",
-				     table, SBX_TXN_LOCK_FAMILY);
+		return sbx_error_set(
+		    SBX_ENOFAMILY,
+		    "table '%s' has no transaction lock family "
+		    "'%s': add it with sbx_txn_prepare_table() "
+		    "(saltbox txn prepare)",
+		    table, SBX_TXN_LOCK_FAMILY);
 	}
 	*out = v;
 	return SBX_OK;
@@ -716,17 +728,17 @@ static int read_modify_write(sbx_txn *txn, size_t table, tx_row *r,
 	int rc = tx_get_row(&res, txn, table, r->row, r->row_len, &o);
 	if (rc)
 		return rc;
-	const sbx_cell *c = sbx_result_get(res, op->family, op->qualifier,
-					   op->qualifier_len);
+	const sbx_cell *c =
+	    sbx_result_get(res, op->family, op->qualifier, op->qualifier_len);
 	if (op->kind == SBX_MUTATION_INCREMENT) {
 		uint64_t v = 0;
 		if (c && c->value_len != 8)
-			rc = sbx_error_set(SBX_EBADVALUE,
-					   "increment: %s:%.*s holds %zu bytes, "
-					   "not an 8-byte counter",
-					   op->family, (int)op->qualifier_len,
-					   (const char *)op->qualifier,
-					   c->value_len);
+			rc = sbx_error_set(
+			    SBX_EBADVALUE,
+			    "increment: %s:%.*s holds %zu bytes, "
+			    "not an 8-byte counter",
+			    op->family, (int)op->qualifier_len,
+			    (const char *)op->qualifier, c->value_len);
 		for (size_t i = 0; c && !rc && i < 8; i++)
 			v = v << 8 | c->value[i];
 		uint8_t be[8];
@@ -763,8 +775,8 @@ static int buffer_op(sbx_txn *txn, size_t table, tx_row *r,
 				op->qualifier_len, NULL, 0);
 	case SBX_MUTATION_DELETE_ROW:
 		for (char **f = fams; *f; f++) {
-			int rc = log_push(r, TX_DELETE_FAMILY, *f, NULL, 0,
-					  NULL, 0);
+			int rc =
+			    log_push(r, TX_DELETE_FAMILY, *f, NULL, 0, NULL, 0);
 			if (rc)
 				return rc;
 		}

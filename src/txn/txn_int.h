@@ -56,7 +56,8 @@ typedef struct tx_ref {
 	size_t row_len;
 } tx_ref;
 
-/* ---- the lock cell (lock.c; format in docs/transactions.md) --------------- */
+/* ---- the lock cell (lock.c; format in docs/transactions.md) ---------------
+ */
 
 #define TX_STABLE SBX_TXN_LOCK_STABLE
 #define TX_PREWRITTEN SBX_TXN_LOCK_PREWRITTEN
@@ -75,7 +76,7 @@ typedef struct tx_lock {
 	bool primary;
 	int64_t prev_commit_ts; /* the STABLE lock this one replaced */
 	int64_t prev_version;
-	tx_ref primary_ref; /* secondaries */
+	tx_ref primary_ref;  /* secondaries */
 	size_t nsecondaries; /* primaries */
 	const uint8_t *secondaries_at;
 	size_t nops;
@@ -103,7 +104,8 @@ int lock_with_state(sbx_buf *out, const uint8_t *p, size_t n, int state,
 
 int64_t tx_now_ms(void);
 
-/* ---- store operations (store.c) ------------------------------------------- */
+/* ---- store operations (store.c) -------------------------------------------
+ */
 
 /* A lock as read from the store: its bytes and the cell's timestamp. */
 typedef struct tx_seen {
@@ -142,25 +144,25 @@ typedef struct tx_tables {
 		bool owned;
 		char **families; /* without the lock family; loaded lazily */
 		bool has_lock_family; /* known to have it */
-	} *v;
+	} * v;
 	size_t n, cap;
 } tx_tables;
 
 void tx_tables_init(tx_tables *ts, sbx_db *db);
 void tx_tables_free(tx_tables *ts);
 /* Index of table `name` (len bytes), opening it if new. */
-int tx_tables_get(sbx_table **out, tx_tables *ts, const char *name,
-		  size_t len);
+int tx_tables_get(sbx_table **out, tx_tables *ts, const char *name, size_t len);
 /* "t" for "default:t" (a pointer into name). */
 const char *tx_canonical_name(const char *name);
 /* Register a caller's handle (borrowed) under its name. */
 int tx_tables_add(size_t *index, tx_tables *ts, sbx_table *t);
 
-/* ---- meeting another transaction's lock (recover.c) ------------------------ */
+/* ---- meeting another transaction's lock (recover.c) ------------------------
+ */
 
 typedef enum tx_meet {
 	TX_MEET_RESOLVED, /* rolled forward or back: read the row again */
-	TX_MEET_BUSY,     /* in progress and not expired */
+	TX_MEET_BUSY,	  /* in progress and not expired */
 } tx_meet;
 
 /*
@@ -179,8 +181,8 @@ int tx_roll_forward_row(bool *ok, sbx_table *t, const uint8_t *row,
 			size_t row_len, const tx_seen *seen, const tx_lock *lk);
 /* Roll back a row whose lock is `seen`: STABLE again at the commit
  * timestamp it had before, nothing applied. */
-int tx_roll_back_row(bool *ok, sbx_table *t, const uint8_t *row,
-		     size_t row_len, const tx_seen *seen, const tx_lock *lk);
+int tx_roll_back_row(bool *ok, sbx_table *t, const uint8_t *row, size_t row_len,
+		     const tx_seen *seen, const tx_lock *lk);
 
 /* Name a row in messages: "row 'abc' of table 't'" (bytes escaped). */
 const char *tx_row_name(char *buf, size_t cap, const char *table,
@@ -250,9 +252,8 @@ int tx_note_lock(sbx_txn *txn, tx_row *r, const tx_seen *seen);
  * Returns false when the wait is over. */
 bool tx_wait_more(int64_t started_ms, int64_t wait_ms, int *round);
 /* Resolve a foreign lock seen on (table, row), as reads and commits do. */
-int tx_meet_lock(sbx_txn *txn, size_t table, const uint8_t *row,
-		 size_t row_len, const tx_seen *seen, int64_t started_ms,
-		 int *round);
+int tx_meet_lock(sbx_txn *txn, size_t table, const uint8_t *row, size_t row_len,
+		 const tx_seen *seen, int64_t started_ms, int *round);
 void tx_free(sbx_txn *txn);
 /* A read found no lock cell: make sure the table has the lock family
  * (SBX_ENOFAMILY otherwise), looking it up once per transaction. */
