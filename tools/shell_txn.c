@@ -487,8 +487,8 @@ static int txn_scan(shell *sh, const sbx_shell_cmd *c)
 			rc = scan_bound(sh, v, key, &o.stop_row,
 					&o.stop_row_len);
 		else if (!strcmp(key, "ROWPREFIXFILTER")) {
-			const void *p;
-			size_t len;
+			const void *p = NULL;
+			size_t len = 0;
 			rc = scan_bound(sh, v, key, &p, &len);
 			if (!rc && !(stop = malloc(len + 1)))
 				rc = shell_fail(sh, "out of memory");

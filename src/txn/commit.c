@@ -14,7 +14,9 @@
  * A failure before 4 rolls back what was prewritten; after 4 the
  * transaction has committed whatever happens, and whoever meets a lock
  * left behind finishes step 5 (recover.c). Timestamps: commit_ts is above
- * every written row's lock version, deletes are written at commit_ts - 1,
+ * every written row's lock version and every cell timestamp the
+ * transaction saw in it (and, for a row it deletes from, the newest cell
+ * of what it deletes), deletes are written at commit_ts - 1,
  * puts at commit_ts, locks at commit_ts (+1 committed, +2 stable).
  */
 #include "txn/txn_int.h"
@@ -145,6 +147,44 @@ static int fetch_lock(plan *p, tx_row *r, size_t idx)
 	}
 	tx_seen_free(&seen);
 	return rc;
+}
+
+/* A row this transaction deletes from: the newest timestamp of the
+ * columns and families it deletes, so the delete markers cover them. */
+static int read_deleted_timestamps(plan *p, wrow *w)
+{
+	sbx_column *cols = calloc(w->nops, sizeof *cols);
+	char(*fams)[SBX_MAX_FAMILY_NAME + 1] = calloc(w->nops, sizeof *fams);
+	size_t n = 0;
+	int rc = cols && fams ? SBX_OK : SBX_ENOMEM;
+	for (size_t i = 0; rc == SBX_OK && i < w->nops; i++) {
+		const tx_op *op = &w->ops[i];
+		if (op->kind == TX_PUT)
+			continue;
+		memcpy(fams[n], op->family, op->family_len);
+		fams[n][op->family_len] = 0;
+		cols[n].family = fams[n];
+		if (op->kind == TX_DELETE_COLUMN) {
+			cols[n].qualifier = op->qualifier;
+			cols[n].qualifier_len = op->qualifier_len;
+		}
+		n++;
+	}
+	sbx_result *res = NULL;
+	if (rc == SBX_OK && n) {
+		sbx_read_opts o;
+		sbx_read_opts_init(&o);
+		o.columns = cols;
+		o.ncolumns = n;
+		rc = sbx_table_get(&res, table_of(p, w->r), w->r->row,
+				   w->r->row_len, &o);
+		if (rc == SBX_OK)
+			tx_note_timestamps(w->r, res);
+	}
+	sbx_result_free(res);
+	free(cols);
+	free(fams);
+	return rc == SBX_ENOMEM ? SBX_ENOMEM_SET() : rc;
 }
 
 static int64_t seen_version(const tx_row *r)
@@ -361,10 +401,19 @@ static int commit_rows(plan *p)
 			rc = fetch_lock(p, p->w[i].r, i);
 	if (rc)
 		return rc;
+	for (size_t i = 0; rc == SBX_OK && i < p->nw; i++)
+		for (size_t k = 0; k < p->w[i].nops; k++)
+			if (p->w[i].ops[k].kind != TX_PUT) {
+				rc = read_deleted_timestamps(p, &p->w[i]);
+				break;
+			}
+	if (rc)
+		return rc;
 	int64_t now = tx_now_ms(), top = 0;
 	for (size_t i = 0; i < p->nw; i++) {
 		int64_t v = seen_version(p->w[i].r);
 		top = v > top ? v : top;
+		top = p->w[i].r->newest_ts > top ? p->w[i].r->newest_ts : top;
 	}
 	p->commit_ts = now > top ? now : top + 1;
 	p->expiry_ms = now + txn->opts.lock_timeout_ms;

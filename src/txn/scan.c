@@ -151,6 +151,7 @@ static int from_scanned(sbx_result **out, txscan *x)
 		rc = rc ? rc : tx_note_lock(x->txn, r, &seen);
 		if (rc == SBX_OK) {
 			r->read = true;
+			tx_note_timestamps(r, res);
 			rc = tx_merge(out, r, key, len, res, &x->read);
 		}
 	}

@@ -415,6 +415,16 @@ int tx_merge(sbx_result **out, const tx_row *r, const uint8_t *row,
 	return rc;
 }
 
+void tx_note_timestamps(tx_row *r, const sbx_result *res)
+{
+	size_t n;
+	const sbx_cell *c = sbx_result_cells(res, &n);
+	for (size_t i = 0; i < n; i++)
+		if (c[i].timestamp > r->newest_ts &&
+		    c[i].timestamp != SBX_LATEST_TIMESTAMP)
+			r->newest_ts = c[i].timestamp;
+}
+
 int tx_note_lock(sbx_txn *txn, tx_row *r, const tx_seen *seen)
 {
 	if (!r->seen) {
@@ -569,6 +579,7 @@ int tx_get_row(sbx_result **out, sbx_txn *txn, size_t table, const void *row,
 		rc = rc ? rc : tx_note_lock(txn, r, &seen);
 		if (rc == SBX_OK) {
 			r->read = true;
+			tx_note_timestamps(r, res);
 			rc = tx_merge(out, r, row, row_len, res, opts);
 		}
 		sbx_result_free(res);

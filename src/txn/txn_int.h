@@ -204,6 +204,10 @@ typedef struct tx_row {
 	sbx_buf wrote; /* the lock bytes this transaction wrote */
 	bool prewritten;
 	uint32_t hash;
+	/* the newest cell timestamp seen in the row: commit_ts goes above it,
+	 * so the transaction's deletes cover cells written outside
+	 * transactions too (say, loaded with plain puts a moment before) */
+	int64_t newest_ts;
 } tx_row;
 
 enum tx_state { TX_ACTIVE, TX_FAILED };
@@ -245,6 +249,8 @@ int tx_normalize(tx_op **out, size_t *n, const tx_row *r);
  * removed) into a new result. */
 int tx_merge(sbx_result **out, const tx_row *r, const uint8_t *row,
 	     size_t row_len, const sbx_result *base, const sbx_read_opts *o);
+/* Raise r->newest_ts to the newest cell of res. */
+void tx_note_timestamps(tx_row *r, const sbx_result *res);
 /* Note a lock seen for r (first time) or compare it with the noted one
  * (SBX_ECONFLICT if it changed). */
 int tx_note_lock(sbx_txn *txn, tx_row *r, const tx_seen *seen);
