@@ -11,8 +11,12 @@ all: build
 bootstrap:
 	@scripts/bootstrap.sh
 
+# Warnings are errors for the tests (and CI), not for `make run`.
+WERROR ?= OFF
+test: WERROR = ON
+
 build: bootstrap
-	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo $(if $(filter ON,$(WERROR)),-DSBX_WERROR=ON) >/dev/null
 	cmake --build build -j $(JOBS)
 
 run: build
@@ -21,7 +25,7 @@ run: build
 # The suite runs twice: under ASan+UBSan, and on the optimized build (the
 # one `make run` uses), whose code paths and gcc -O2 warnings differ.
 test: build
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON >/dev/null
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON -DSBX_WERROR=ON >/dev/null
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ctest --output-on-failure -j $(JOBS)
 	cd build && ctest --output-on-failure -j $(JOBS)

@@ -23,7 +23,7 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSBX_FUZZ=ON >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSBX_FUZZ=ON -DSBX_WERROR=ON >/dev/null
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
 mkdir -p "$build/artifacts"

@@ -153,7 +153,7 @@ static int scv_new(sbx_filter **out, flt_kind kind, const char *family,
 		   sbx_compare_op op, sbx_comparator *cmp,
 		   bool filter_if_missing, bool latest_version_only)
 {
-	flt_column_value *s;
+	flt_column_value *s = NULL;
 	int rc = column_value_new(out, kind, family, qualifier, qualifier_len,
 				  op, cmp, &s);
 	if (rc)
@@ -197,7 +197,7 @@ int sbx_filter_new_column_value(sbx_filter **out, const char *family,
 				const void *qualifier, size_t qualifier_len,
 				sbx_compare_op op, sbx_comparator *cmp)
 {
-	flt_column_value *s;
+	flt_column_value *s = NULL;
 	int rc = column_value_new(out, FLT_COLUMN_VALUE, family, qualifier,
 				  qualifier_len, op, cmp, &s);
 	if (rc)
@@ -214,7 +214,7 @@ int sbx_filter_new_dependent_column(sbx_filter **out, const char *family,
 				    size_t qualifier_len, bool drop_dependent,
 				    sbx_compare_op op, sbx_comparator *cmp)
 {
-	flt_column_value *s;
+	flt_column_value *s = NULL;
 	int rc = column_value_new(out, FLT_DEPENDENT_COLUMN, family, qualifier,
 				  qualifier_len, op, cmp, &s);
 	if (rc)

@@ -290,7 +290,7 @@ static int read_children(reader *r, json_t *o, sbx_filter *list,
 static int read_compare(reader *r, json_t *o, const char *type,
 			sbx_filter **out)
 {
-	sbx_compare_op op;
+	sbx_compare_op op = 0;
 	sbx_comparator *cmp;
 	int rc = get_op(r, o, &op);
 	if (!rc)

@@ -467,7 +467,7 @@ static int build_compare(call *c, sbx_filter **out,
 			 int (*make)(sbx_filter **, sbx_compare_op,
 				     sbx_comparator *))
 {
-	sbx_compare_op op;
+	sbx_compare_op op = 0;
 	sbx_comparator *cmp;
 	int rc = want_count(c, 2, 2, "2 arguments (compare operator, "
 				     "comparator)");
@@ -500,7 +500,7 @@ static int build_value(call *c, sbx_filter **out)
 
 static int build_column_range(call *c, sbx_filter **out)
 {
-	bool min_incl, max_incl;
+	bool min_incl = false, max_incl = false;
 	int rc = want_count(c, 4, 4,
 			    "4 arguments (min, minInclusive, max, "
 			    "maxInclusive)");

@@ -116,7 +116,7 @@ static int prefix_state(flt_prefix **out, flt_kind kind, const void *bytes,
 int sbx_filter_new_prefix(sbx_filter **out, const void *prefix, size_t len)
 {
 	*out = NULL;
-	flt_prefix *s;
+	flt_prefix *s = NULL;
 	int rc = prefix_state(&s, FLT_PREFIX, prefix, len);
 	if (rc)
 		return rc;
@@ -152,7 +152,7 @@ int sbx_filter_new_inclusive_stop(sbx_filter **out, const void *stop_row,
 				  size_t len)
 {
 	*out = NULL;
-	flt_prefix *s;
+	flt_prefix *s = NULL;
 	int rc = prefix_state(&s, FLT_INCLUSIVE_STOP, stop_row, len);
 	if (rc)
 		return rc;
@@ -191,7 +191,7 @@ int sbx_filter_new_column_prefix(sbx_filter **out, const void *prefix,
 				 size_t len)
 {
 	*out = NULL;
-	flt_prefix *s;
+	flt_prefix *s = NULL;
 	int rc = prefix_state(&s, FLT_COLUMN_PREFIX, prefix, len);
 	if (rc)
 		return rc;

@@ -437,7 +437,7 @@ static int jkey(json_t *o, const char *key, uint8_t **out, size_t *len)
 
 static int from_json(sbx_keyviz_result *r, json_t *j)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int rc;
 	if (!json_is_object(j))
 		return sbx_error_set(SBX_EPARSE, "result JSON: not an object");

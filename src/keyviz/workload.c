@@ -429,7 +429,7 @@ static int field_arg(parser *p, kv_field *f, const tok *t)
 		}
 		double sum = 0;
 		for (size_t i = 0; i < nw && !rc; i++) {
-			double x;
+			double x = 0;
 			rc = parse_double(p, "weights", ws[i], &x);
 			sum += x;
 			f->cum_weights[i] = sum;

@@ -549,7 +549,7 @@ static int parse_salt(parser *p, kd_elem *e, token *fn)
 	if (n == 0 || args[0].key || args[0].val->type != TK_INT)
 		return PERR(p, fn, "salt needs its bucket count first, e.g. "
 				   "salt(16)");
-	uint64_t v;
+	uint64_t v = 0;
 	if ((rc = arg_int(p, &args[0], 1, 256, "salt bucket count", &v)))
 		return rc;
 	e->buckets = (int)v;
@@ -597,7 +597,7 @@ static int parse_hash(parser *p, kd_elem *e, token *fn, sbx_hash_algo algo)
 	e->hash_bytes = sbx_hash_size(algo);
 	for (size_t i = 0; i < n; i++) {
 		arg *a = &args[i];
-		uint64_t v;
+		uint64_t v = 0;
 		if (!a->key || is_name(a->key, "of")) {
 			if ((rc = add_of(p, e, a->val)))
 				return rc;
@@ -670,7 +670,7 @@ static int parse_type(parser *p, kd_elem *e, token *tt)
 				    td->name);
 		for (size_t i = 0; i < n; i++) {
 			arg *a = &args[i];
-			uint64_t v;
+			uint64_t v = 0;
 			if (!a->key && i == 0 && td->sized) {
 				if ((rc = arg_int(p, a, 1, SBX_MAX_ROW_LENGTH,
 						  "width", &v)))
@@ -878,7 +878,7 @@ static int parse_options(parser *p, sbx_keydesign *d)
 		else if (is_name(o, "regions")) {
 			arg args[MAX_ARGS];
 			size_t n;
-			uint64_t v;
+			uint64_t v = 0;
 			rc = parse_args(p, args, &n);
 			if (!rc && n != 1)
 				rc = PERR(p, o, "regions() takes one number");

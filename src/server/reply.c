@@ -7,6 +7,7 @@
 #include "server/rest.h"
 
 #include "common/buf.h"
+#include "common/clock.h"
 
 #include <microhttpd.h>
 #include <stdarg.h>
@@ -18,9 +19,7 @@
 
 int64_t rest_now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return sbx_clock_now_ms();
 }
 
 /* ---- small text helpers ---------------------------------------------------- */
