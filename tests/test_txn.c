@@ -7,6 +7,8 @@
  * and after the commit point, locks left by a dead client resolved after
  * they expire, and the lock cell's codec.
  */
+#include "common/alloc.h"
+#include "common/clock.h"
 #include "engine_util.h"
 #include "txn/txn_int.h"
 
@@ -911,6 +913,82 @@ static void test_dead_client_rolled_back_after_expiry(void)
 	teardown();
 }
 
+/* Out of memory at each allocation of a transfer in turn (the allocation
+ * seam, common/alloc.h): every failure is SBX_ENOMEM or comes after the
+ * commit point, and once the locks left behind are resolved the transfer
+ * is there exactly when commit said SBX_OK. A test clock makes the locks
+ * expire at once. */
+static int64_t fake_now;
+static int64_t fake_clock(void)
+{
+	return fake_now;
+}
+
+static long balance(const char *row)
+{
+	const char *s = plain(tb, row); /* "a/cf:v=NNN;" */
+	const char *eq = strchr(s, '=');
+	return eq ? strtol(eq + 1, NULL, 10) : -1;
+}
+
+static void test_out_of_memory_everywhere(void)
+{
+	REQUIRE(setup("txn_oom"));
+	seed_ab();
+	fake_now = sbx_clock_now_ms() + 1000;
+	sbx_clock_set(fake_clock);
+	sbx_txn_options o = quick();
+	long a = 100, transfers = 0, n;
+	bool clean = false;
+	for (n = 0; n < 5000 && !clean; n++) {
+		sbx_alloc_fail_after(n);
+		sbx_txn *txn = NULL;
+		int rc = sbx_txn_begin_with(&txn, db, &o);
+		char va[32], vb[32];
+		snprintf(va, sizeof va, "%ld", a - 10);
+		snprintf(vb, sizeof vb, "%ld", 200 - a + 10);
+		if (rc == SBX_OK) {
+			sbx_result *r = NULL;
+			rc = sbx_txn_get(&r, txn, tb, "a", 1, NULL);
+			sbx_result_free(r);
+			rc = rc ? rc : tput(txn, tb, "a", "v", va);
+			rc = rc ? rc : tput(txn, tb, "b", "v", vb);
+			rc = rc ? rc : tdel(txn, tb, "c", "v");
+			if (rc)
+				sbx_txn_rollback(txn);
+			else
+				rc = sbx_txn_commit(txn);
+		}
+		long failed = sbx_alloc_failed();
+		sbx_alloc_fail_after(-1);
+		clean = rc == SBX_OK && failed == 0;
+		CHECK(rc == SBX_OK || rc == SBX_ENOMEM);
+		fake_now += LOCK_TIMEOUT_MS + 1;
+		size_t resolved, remaining;
+		CHECK_INT(sbx_txn_resolve_table(&resolved, &remaining, db, "acct",
+						NULL),
+			  SBX_OK);
+		CHECK_INT(remaining, 0);
+		long now_a = balance("a");
+		CHECK_INT(now_a + balance("b"), 200);
+		if (rc == SBX_OK) {
+			CHECK_INT(now_a, a - 10);
+			transfers++;
+		} else {
+			CHECK_INT(now_a, a);
+		}
+		a = now_a;
+	}
+	sbx_clock_set(NULL);
+	CHECK(clean);
+	CHECK(n > 20); /* that many allocations failed, one by one */
+	printf("out of memory at each of %ld allocations: %ld transfers "
+	       "committed\n",
+	       n - 1, transfers);
+	CHECK_STR(locks("acct"), "");
+	teardown();
+}
+
 /* ---- the retry helper and tables
  * ----------------------------------------------- */
 
@@ -985,5 +1063,6 @@ TEST_MAIN(T(test_lock_codec), T(test_commit_and_read_own_writes),
 	  T(test_bad_input), T(test_table_gone_mid_transaction),
 	  T(test_garbage_lock), T(test_fault_before_commit_point),
 	  T(test_fault_after_commit_point),
-	  T(test_dead_client_rolled_back_after_expiry), T(test_run_retries),
+	  T(test_dead_client_rolled_back_after_expiry),
+	  T(test_out_of_memory_everywhere), T(test_run_retries),
 	  T(test_two_tables))

@@ -84,8 +84,8 @@ static int plan_make(plan *p, sbx_txn *txn)
 {
 	memset(p, 0, sizeof *p);
 	p->txn = txn;
-	p->w = calloc(txn->nrows ? txn->nrows : 1, sizeof *p->w);
-	p->ro = calloc(txn->nrows ? txn->nrows : 1, sizeof *p->ro);
+	p->w = sbx_calloc(txn->nrows ? txn->nrows : 1, sizeof *p->w);
+	p->ro = sbx_calloc(txn->nrows ? txn->nrows : 1, sizeof *p->ro);
 	if (!p->w || !p->ro)
 		return SBX_ENOMEM_SET();
 	for (size_t i = 0; i < txn->nrows; i++) {
@@ -153,8 +153,8 @@ static int fetch_lock(plan *p, tx_row *r, size_t idx)
  * columns and families it deletes, so the delete markers cover them. */
 static int read_deleted_timestamps(plan *p, wrow *w)
 {
-	sbx_column *cols = calloc(w->nops, sizeof *cols);
-	char(*fams)[SBX_MAX_FAMILY_NAME + 1] = calloc(w->nops, sizeof *fams);
+	sbx_column *cols = sbx_calloc(w->nops, sizeof *cols);
+	char(*fams)[SBX_MAX_FAMILY_NAME + 1] = sbx_calloc(w->nops, sizeof *fams);
 	size_t n = 0;
 	int rc = cols && fams ? SBX_OK : SBX_ENOMEM;
 	for (size_t i = 0; rc == SBX_OK && i < w->nops; i++) {
@@ -243,7 +243,7 @@ static int prewrite(plan *p, size_t i)
 	};
 	tx_ref *secs = NULL;
 	if (i == 0 && p->nw > 1) {
-		secs = malloc((p->nw - 1) * sizeof *secs);
+		secs = sbx_malloc((p->nw - 1) * sizeof *secs);
 		if (!secs)
 			return SBX_ENOMEM_SET();
 		for (size_t k = 1; k < p->nw; k++)

@@ -269,7 +269,7 @@ static int lock_info(sbx_txn_lock_info *info, const sbx_result *r)
 	const uint8_t *row = sbx_result_row(r, &row_len);
 	const sbx_cell *c =
 	    sbx_result_get(r, SBX_TXN_LOCK_FAMILY, SBX_TXN_LOCK_QUALIFIER, 4);
-	info->row = malloc(row_len ? row_len : 1);
+	info->row = sbx_malloc(row_len ? row_len : 1);
 	if (!info->row)
 		return SBX_ENOMEM_SET();
 	memcpy(info->row, row, row_len);
@@ -288,8 +288,8 @@ static int lock_info(sbx_txn_lock_info *info, const sbx_result *r)
 	info->secondaries = lk.nsecondaries;
 	info->operations = lk.nops;
 	if (!lk.primary && lk.state != TX_STABLE) {
-		info->primary_table = malloc(lk.primary_ref.table_len + 1);
-		info->primary_row = malloc(lk.primary_ref.row_len);
+		info->primary_table = sbx_malloc(lk.primary_ref.table_len + 1);
+		info->primary_row = sbx_malloc(lk.primary_ref.row_len);
 		if (!info->primary_table || !info->primary_row)
 			return SBX_ENOMEM_SET();
 		memcpy(info->primary_table, lk.primary_ref.table,
@@ -339,7 +339,7 @@ int sbx_txn_locks(sbx_txn_lock_info **out, size_t *n, sbx_db *db,
 				  lk.state != TX_STABLE);
 		if (keep && count == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
-			void *nv = realloc(v, ncap * sizeof *v);
+			void *nv = sbx_realloc(v, ncap * sizeof *v);
 			if (!nv)
 				rc = SBX_ENOMEM_SET();
 			else {

@@ -218,18 +218,18 @@ static int copy_columns(txscan *x, const sbx_read_opts *o)
 	x->read.ncolumns = 0;
 	if (!o->ncolumns)
 		return SBX_OK;
-	x->cols = calloc(o->ncolumns, sizeof *x->cols);
+	x->cols = sbx_calloc(o->ncolumns, sizeof *x->cols);
 	if (!x->cols)
 		return SBX_ENOMEM_SET();
 	x->read.columns = x->cols;
 	x->read.ncolumns = o->ncolumns;
 	for (size_t i = 0; i < o->ncolumns; i++) {
 		const sbx_column *c = &o->columns[i];
-		x->cols[i].family = strdup(c->family ? c->family : "");
+		x->cols[i].family = sbx_strdup(c->family ? c->family : "");
 		x->cols[i].qualifier_len = c->qualifier ? c->qualifier_len : 0;
 		if (c->qualifier) {
 			uint8_t *q =
-			    malloc(c->qualifier_len ? c->qualifier_len : 1);
+			    sbx_malloc(c->qualifier_len ? c->qualifier_len : 1);
 			if (q && c->qualifier_len)
 				memcpy(q, c->qualifier, c->qualifier_len);
 			x->cols[i].qualifier = q;
@@ -246,7 +246,7 @@ static int copy_columns(txscan *x, const sbx_read_opts *o)
 static int collect_own(txscan *x, const sbx_scan_opts *o)
 {
 	sbx_txn *txn = x->txn;
-	x->own = calloc(txn->nrows ? txn->nrows : 1, sizeof *x->own);
+	x->own = sbx_calloc(txn->nrows ? txn->nrows : 1, sizeof *x->own);
 	if (!x->own)
 		return SBX_ENOMEM_SET();
 	for (size_t i = 0; i < txn->nrows; i++) {
@@ -288,9 +288,9 @@ static int collect_keys(txscan *x, sbx_table *t, const sbx_scan_opts *o)
 					   SBX_TXN_MAX_ROWS);
 		if (!same && !rc && x->nkeys == cap) {
 			cap = cap ? cap * 2 : 64;
-			void *a = realloc(x->keys, cap * sizeof *x->keys);
+			void *a = sbx_realloc(x->keys, cap * sizeof *x->keys);
 			void *b =
-			    a ? realloc(x->key_lens, cap * sizeof *x->key_lens)
+			    a ? sbx_realloc(x->key_lens, cap * sizeof *x->key_lens)
 			      : NULL;
 			if (a)
 				x->keys = a;
@@ -300,7 +300,7 @@ static int collect_keys(txscan *x, sbx_table *t, const sbx_scan_opts *o)
 				rc = SBX_ENOMEM_SET();
 		}
 		if (!same && !rc) {
-			uint8_t *copy = malloc(len ? len : 1);
+			uint8_t *copy = sbx_malloc(len ? len : 1);
 			if (!copy) {
 				rc = SBX_ENOMEM_SET();
 			} else {
@@ -341,7 +341,7 @@ int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
 		return sbx_error_set(SBX_EINVAL,
 				     "a transaction scans whole rows: batch "
 				     "must be 0");
-	txscan *x = calloc(1, sizeof *x);
+	txscan *x = sbx_calloc(1, sizeof *x);
 	if (!x)
 		return SBX_ENOMEM_SET();
 	x->txn = txn;
@@ -370,7 +370,7 @@ int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
 		sbx_scan_opts o = *opts;
 		o.limit = 0; /* rows with only a lock cell are not returned */
 		if (o.read.ncolumns) {
-			with = malloc((o.read.ncolumns + 1) * sizeof *with);
+			with = sbx_malloc((o.read.ncolumns + 1) * sizeof *with);
 			if (!with) {
 				rc = SBX_ENOMEM_SET();
 			} else {

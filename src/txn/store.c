@@ -196,7 +196,7 @@ static int lock_ops(tx_op **out, const tx_lock *lk)
 	*out = NULL;
 	if (!lk->nops)
 		return SBX_OK;
-	tx_op *ops = calloc(lk->nops, sizeof *ops);
+	tx_op *ops = sbx_calloc(lk->nops, sizeof *ops);
 	if (!ops)
 		return SBX_ENOMEM_SET();
 	const uint8_t *at = lk->ops_at;
@@ -280,13 +280,13 @@ static int tables_push(tx_tables *ts, const char *name, size_t len,
 {
 	if (ts->n == ts->cap) {
 		size_t cap = ts->cap ? ts->cap * 2 : 4;
-		void *v = realloc(ts->v, cap * sizeof *ts->v);
+		void *v = sbx_realloc(ts->v, cap * sizeof *ts->v);
 		if (!v)
 			return SBX_ENOMEM_SET();
 		ts->v = v;
 		ts->cap = cap;
 	}
-	char *copy = malloc(len + 1);
+	char *copy = sbx_malloc(len + 1);
 	if (!copy)
 		return SBX_ENOMEM_SET();
 	memcpy(copy, name, len);

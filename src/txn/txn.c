@@ -45,7 +45,7 @@ int sbx_txn_begin_with(sbx_txn **out, sbx_db *db, const sbx_txn_options *opts)
 		    SBX_EINVAL, "transaction options: lock_timeout_ms must "
 				"be > 0, lock_wait_ms and retry_budget_ms "
 				">= 0");
-	sbx_txn *txn = calloc(1, sizeof *txn);
+	sbx_txn *txn = sbx_calloc(1, sizeof *txn);
 	if (!txn)
 		return SBX_ENOMEM_SET();
 	txn->db = db;
@@ -128,7 +128,7 @@ static uint32_t row_hash(size_t table, const uint8_t *row, size_t len)
 static int index_grow(sbx_txn *txn)
 {
 	size_t cap = txn->index_cap ? txn->index_cap * 2 : 64;
-	size_t *ix = calloc(cap, sizeof *ix);
+	size_t *ix = sbx_calloc(cap, sizeof *ix);
 	if (!ix)
 		return SBX_ENOMEM_SET();
 	for (size_t i = 0; i < txn->nrows; i++) {
@@ -169,14 +169,14 @@ int tx_row_get(tx_row **out, sbx_txn *txn, size_t table, const void *row,
 		return SBX_ENOMEM;
 	if (txn->nrows == txn->cap) {
 		size_t cap = txn->cap ? txn->cap * 2 : 8;
-		void *v = realloc(txn->rows, cap * sizeof *txn->rows);
+		void *v = sbx_realloc(txn->rows, cap * sizeof *txn->rows);
 		if (!v)
 			return SBX_ENOMEM_SET();
 		txn->rows = v;
 		txn->cap = cap;
 	}
-	tx_row *r = calloc(1, sizeof *r);
-	if (!r || !(r->row = malloc(row_len ? row_len : 1))) {
+	tx_row *r = sbx_calloc(1, sizeof *r);
+	if (!r || !(r->row = sbx_malloc(row_len ? row_len : 1))) {
 		free(r);
 		return SBX_ENOMEM_SET();
 	}
@@ -237,7 +237,7 @@ int tx_normalize(tx_op **out, size_t *n, const tx_row *r)
 	*n = 0;
 	if (!r->nops)
 		return SBX_OK;
-	tx_op *v = malloc(r->nops * sizeof *v);
+	tx_op *v = sbx_malloc(r->nops * sizeof *v);
 	if (!v)
 		return SBX_ENOMEM_SET();
 	size_t k = 0;
@@ -261,15 +261,15 @@ static int log_push(tx_row *r, tx_op_kind kind, const char *family,
 {
 	if (r->nops == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 4;
-		void *p = realloc(r->ops, cap * sizeof *r->ops);
+		void *p = sbx_realloc(r->ops, cap * sizeof *r->ops);
 		if (!p)
 			return SBX_ENOMEM_SET();
 		r->ops = p;
 		r->cap = cap;
 	}
 	tx_op op = {.kind = kind, .family_len = strlen(family)};
-	char *f = strdup(family);
-	uint8_t *qc = malloc(qlen ? qlen : 1), *vc = malloc(vlen ? vlen : 1);
+	char *f = sbx_strdup(family);
+	uint8_t *qc = sbx_malloc(qlen ? qlen : 1), *vc = sbx_malloc(vlen ? vlen : 1);
 	if (!f || !qc || !vc) {
 		free(f);
 		free(qc);
@@ -362,7 +362,7 @@ int tx_merge(sbx_result **out, const tx_row *r, const uint8_t *row,
 		return rc;
 	size_t nbase;
 	const sbx_cell *bc = sbx_result_cells(base, &nbase);
-	sbx_cell *cells = malloc((nbase + nops + 1) * sizeof *cells);
+	sbx_cell *cells = sbx_malloc((nbase + nops + 1) * sizeof *cells);
 	if (!cells) {
 		free(ops);
 		return SBX_ENOMEM_SET();
@@ -502,7 +502,7 @@ static int read_row(sbx_result **res, tx_seen *seen, bool *torn, sbx_table *t,
 		sbx_read_opts with = *o;
 		sbx_column *cols = NULL;
 		if (o->ncolumns) {
-			cols = malloc((o->ncolumns + 1) * sizeof *cols);
+			cols = sbx_malloc((o->ncolumns + 1) * sizeof *cols);
 			if (!cols)
 				return SBX_ENOMEM_SET();
 			memcpy(cols, o->columns, o->ncolumns * sizeof *cols);
@@ -629,7 +629,7 @@ static int describe_families(char ***out, sbx_db *db, const char *table)
 	int rc = sbx_table_describe(&info, db, table);
 	if (rc)
 		return rc;
-	char **v = calloc(info->nfamilies + 1, sizeof *v);
+	char **v = sbx_calloc(info->nfamilies + 1, sizeof *v);
 	size_t k = 0;
 	bool has_lock = false;
 	for (size_t i = 0; v && i < info->nfamilies; i++) {
@@ -637,7 +637,7 @@ static int describe_families(char ***out, sbx_db *db, const char *table)
 			has_lock = true;
 			continue;
 		}
-		if (!(v[k++] = strdup(info->families[i].name))) {
+		if (!(v[k++] = sbx_strdup(info->families[i].name))) {
 			sbx_strv_free(v);
 			v = NULL;
 		}

@@ -8,6 +8,7 @@
 #ifndef SBX_TXN_INT_H
 #define SBX_TXN_INT_H
 
+#include "common/alloc.h"
 #include "common/buf.h"
 #include "saltbox/compose.h"
 #include "saltbox/txn.h"
