@@ -8,7 +8,9 @@
  *  - four threads transferring between accounts drawn from a zipfian
  *    distribution (s = 0.99 over --accounts): commits/s and the share of
  *    transactions that lost a race and were retried (the abort rate).
- * Prints microseconds per operation and the ratio to its reference.
+ * Prints microseconds per operation, its reference's, and their ratio
+ * (each measured in rounds alternating with its reference, so a busy
+ * machine slows both alike).
  *
  * usage: bench_txn [--ops N] [--remote-ops N] [--seconds S]
  *                  [--accounts N] [--embedded-only | --remote-only]
@@ -170,17 +172,29 @@ static void one_op(sbx_db *db, sbx_table *t, op_kind k, int i)
 	}
 }
 
-/* Median over 5 rounds of microseconds per operation. */
-static double measure(sbx_db *db, sbx_table *t, op_kind k, int ops)
+/* Microseconds per operation of k, and of its reference ref, measured in
+ * alternating rounds (so a busy neighbour slows both alike); medians over
+ * 7 rounds, and the median of the per-round ratios. */
+static void measure(double *us, double *ref_us, double *ratio, sbx_db *db,
+		    sbx_table *t, op_kind k, op_kind ref, int ops)
 {
-	double v[5];
-	for (int r = 0; r < 5; r++) {
+	enum { ROUNDS = 7 };
+	double v[ROUNDS], rv[ROUNDS], q[ROUNDS];
+	for (int r = 0; r < ROUNDS; r++) {
 		double t0 = now_s();
 		for (int i = 0; i < ops; i++)
+			one_op(db, t, ref, i + r * ops);
+		double t1 = now_s();
+		for (int i = 0; i < ops; i++)
 			one_op(db, t, k, i + r * ops);
-		v[r] = (now_s() - t0) * 1e6 / ops;
+		double t2 = now_s();
+		rv[r] = (t1 - t0) * 1e6 / ops;
+		v[r] = (t2 - t1) * 1e6 / ops;
+		q[r] = v[r] / rv[r];
 	}
-	return median(v, 5);
+	*us = median(v, ROUNDS);
+	*ref_us = median(rv, ROUNDS);
+	*ratio = median(q, ROUNDS);
 }
 
 /* ---- zipfian contention -----------------------------------------------------
@@ -310,28 +324,29 @@ static void bench_backend(const char *backend, sbx_db *db, int ops,
 		const char *name;
 		int ref; /* index of the reference row */
 	} rows[] = {
-	    {PLAIN_2PUT, "2 plain puts (ref)", 0},
+	    {PLAIN_2PUT, "2 plain puts", 0},
 	    {PLAIN_2GET_2PUT, "2 plain gets + 2 plain puts", 0},
 	    {TXN_TRANSFER, "txn transfer: 2 gets + 2 puts", 0},
 	    {TXN_2PUT, "txn 2 blind puts", 0},
-	    {PLAIN_1PUT, "1 plain put (ref)", 4},
+	    {PLAIN_1PUT, "1 plain put", 4},
 	    {PLAIN_GET_PUT, "plain get + put", 4},
 	    {TXN_1PUT, "txn 1 blind put (one-row path)", 4},
 	    {TXN_GET_PUT, "txn get + put (one-row path)", 4},
 	};
-	double us[8];
-	printf("%-9s %-34s %10s %8s\n", "backend", "operation", "us/op",
-	       "x ref");
+	printf("%-9s %-34s %10s %10s %8s\n", "backend", "operation", "us/op",
+	       "ref us/op", "x ref");
 	for (int i = 0; i < 8; i++) {
-		if (only >= 0 && i != only && i != rows[i].ref)
+		if (rows[i].ref == i || (only >= 0 && i != only))
 			continue;
 		/* the same start for each: earlier writes compacted away (the
-		 * remote backend cannot compact; the store behind it is small)
-		 */
+		 * remote backend cannot compact; the store behind it is small) */
 		sbx_table_major_compact(db, "acct");
-		us[i] = measure(db, t, rows[i].k, ops);
-		printf("%-9s %-34s %10.1f %8.2f\n", backend, rows[i].name,
-		       us[i], us[i] / us[rows[i].ref]);
+		double us, ref_us, ratio;
+		measure(&us, &ref_us, &ratio, db, t, rows[i].k,
+			rows[rows[i].ref].k, ops);
+		printf("%-9s %-34s %10.1f %10.1f %8.2f   (ref: %s)\n", backend,
+		       rows[i].name, us, ref_us, ratio,
+		       rows[rows[i].ref].name);
 		fflush(stdout);
 	}
 	if (only < 0)
@@ -377,8 +392,9 @@ int main(int argc, char **argv)
 	if (!mkdtemp(dir))
 		die("mkdtemp");
 	char path[64];
-	printf("bench_txn: %d ops per round (%d over REST), median of 5 "
-	       "rounds; default durability (SYNC_WAL)\n\n",
+	printf("bench_txn: %d ops per round (%d over REST), 7 rounds each "
+	       "alternating with its reference; medians; default durability "
+	       "(SYNC_WAL)\n\n",
 	       ops, remote_ops);
 	if (embedded) {
 		snprintf(path, sizeof path, "%s/embedded", dir);
