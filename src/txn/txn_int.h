@@ -127,10 +127,10 @@ int tx_read_lock(tx_seen *out, sbx_table *t, const void *row, size_t row_len);
  * (absent when !expect->present), write `lock` at lock_ts and the puts of
  * ops at data_ts, and (deletes) DeleteColumn/DeleteFamily at data_ts - 1.
  * *ok tells whether the lock matched. When a backend cannot check-and-put
- * and delete in one call (HBase REST), the deletes go first in a
- * check-and-delete of their own; both are guarded by the same lock bytes,
- * and repeating the deletes is harmless - unless `atomic`, when such a
- * backend gives SBX_EUNSUPPORTED and nothing is written. */
+ * and delete in one call (HBase REST), the deletes go first as a plain
+ * delete (safe unguarded: see store.c), then the check-and-put - unless
+ * `atomic`, when such a backend gives SBX_EUNSUPPORTED and nothing is
+ * written. Deletes are only ever applied for a committed transaction. */
 int tx_lock_cas(bool *ok, sbx_table *t, const uint8_t *row, size_t row_len,
 		const tx_seen *expect, const uint8_t *lock, size_t lock_len,
 		int64_t lock_ts, const tx_op *ops, size_t nops, int64_t data_ts,
