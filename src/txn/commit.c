@@ -292,8 +292,8 @@ static tx_seen wrote_seen(const wrow *w)
 
 /* Undo the prewrites (primary first: then nobody can think it commits).
  * Failures leave locks that expire and are rolled back by whoever meets
- * them; the error that caused the rollback is the one reported. */
-static void roll_back(plan *p)
+ * them; rc, the error that caused the rollback, is the one reported. */
+static int roll_back(plan *p, int rc)
 {
 	char msg[1024];
 	snprintf(msg, sizeof msg, "%s", sbx_errmsg());
@@ -310,7 +310,7 @@ static void roll_back(plan *p)
 			tx_roll_back_row(&ok, table_of(p, w->r), w->r->row,
 					 w->r->row_len, &seen, &lk);
 	}
-	sbx_error_set(SBX_OK, "%s", msg);
+	return sbx_error_set(rc, "%s", msg);
 }
 
 /* Step 4. On an error the outcome is read back from the primary's lock. */
@@ -432,10 +432,8 @@ static int commit_rows(plan *p)
 	for (size_t i = 0; rc == SBX_OK && i < p->nro; i++)
 		rc = validate(p, i);
 	rc = rc ? rc : commit_point(p);
-	if (rc) {
-		roll_back(p);
-		return rc;
-	}
+	if (rc)
+		return roll_back(p, rc);
 	apply(p);
 	return SBX_OK;
 }
