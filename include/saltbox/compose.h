@@ -43,13 +43,15 @@ typedef struct sbx_mutation_op {
 	int64_t delta; /* INCREMENT */
 } sbx_mutation_op;
 
-/* The row the mutation changes (owned by the mutation). */
+/* The row the mutation changes (owned by the mutation). Cannot fail. */
 SBX_API const uint8_t *sbx_mutation_row(const sbx_mutation *m, size_t *len);
-/* Number of operations. */
+/* Number of operations (0 for NULL). Cannot fail. */
 SBX_API size_t sbx_mutation_size(const sbx_mutation *m);
-/* Operation i (0 <= i < size) into *out; SBX_EINVAL if i is out of range. */
+/* Operation i (0 <= i < size) into *out. Errors: SBX_EINVAL if i is out
+ * of range (*out is zeroed). */
 SBX_API int sbx_mutation_op_at(sbx_mutation_op *out, const sbx_mutation *m,
 			       size_t i);
+/* The durability set with sbx_mutation_set_durability. Cannot fail. */
 SBX_API sbx_durability sbx_mutation_durability(const sbx_mutation *m);
 
 /* ---- making a result ---------------------------------------------------- */
@@ -59,7 +61,7 @@ SBX_API sbx_durability sbx_mutation_durability(const sbx_mutation *m);
  * are ignored: every cell gets `row`). The caller passes them in HBase order
  * (family, qualifier, timestamp descending); *out is owned by the caller:
  * sbx_result_free(). n = 0 makes an empty result, as a get of a missing row
- * returns it.
+ * returns it. Errors: only SBX_ENOMEM.
  */
 SBX_API int sbx_result_from_cells(sbx_result **out, const void *row,
 				  size_t row_len, const sbx_cell *cells,

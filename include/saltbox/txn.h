@@ -90,26 +90,32 @@ typedef struct sbx_txn_options {
 	void *fault_arg;
 } sbx_txn_options;
 
+/* Fill *o with the defaults above. Cannot fail. */
 SBX_API void sbx_txn_options_init(sbx_txn_options *o);
 
 /* ---- tables -----------------------------------------------------------------
  */
 
 /* The lock family's descriptor (VERSIONS 1), to list among a new table's
- * families. */
+ * families. Cannot fail. */
 SBX_API void sbx_txn_lock_family(sbx_family_desc *out);
-/* Add the lock family to an existing table if it lacks it (alter). */
+/* Add the lock family to an existing table if it lacks it (alter; a
+ * table that has it is left alone). Errors: SBX_ENOTFOUND (no such table),
+ * SBX_EINVAL (bad name), and what sbx_table_alter_family returns. */
 SBX_API int sbx_txn_prepare_table(sbx_db *db, const char *table);
 
 /* ---- transactions ------------------------------------------------------- */
 
-/* Start a transaction with default options (or `opts`, copied). Nothing is
- * sent to the store. *out is owned by the caller until commit/rollback. */
+/* Start a transaction with default options (or `opts`, copied; NULL =
+ * defaults). Nothing is sent to the store. *out is owned by the caller
+ * until sbx_txn_commit or sbx_txn_rollback. Errors: SBX_EINVAL (no db;
+ * lock_timeout_ms <= 0, lock_wait_ms or retry_budget_ms < 0). */
 SBX_API int sbx_txn_begin(sbx_txn **out, sbx_db *db);
 SBX_API int sbx_txn_begin_with(sbx_txn **out, sbx_db *db,
 			       const sbx_txn_options *opts);
 
-/* A random 64-bit id, written into this transaction's locks. */
+/* A random 64-bit id, written into this transaction's locks (0 for
+ * NULL). Cannot fail. */
 SBX_API uint64_t sbx_txn_id(const sbx_txn *txn);
 
 /*
@@ -121,7 +127,9 @@ SBX_API uint64_t sbx_txn_id(const sbx_txn *txn);
  * transaction that has not expired (after waiting lock_wait_ms) or changed
  * since this transaction first read it; SBX_ENOFAMILY if the table lacks
  * the lock family; SBX_EUNSUPPORTED for a filter on a row this transaction
- * has written; SBX_EINVAL for raw reads.
+ * has written; SBX_EINVAL for raw reads or an empty row;
+ * SBX_ETOOLARGE past SBX_TXN_MAX_ROWS rows; SBX_EBADVALUE if the row's lock
+ * cell is garbage; the errors of sbx_table_get.
  */
 SBX_API int sbx_txn_get(sbx_result **out, sbx_txn *txn, sbx_table *t,
 			const void *row, size_t row_len,
@@ -134,6 +142,12 @@ SBX_API int sbx_txn_get(sbx_result **out, sbx_txn *txn, sbx_table *t,
  * transaction's to choose: an explicit one is SBX_EINVAL. Delete of one
  * version and DeleteFamilyVersion are SBX_EUNSUPPORTED (an abort could not
  * undo them over HBase REST). m is only read; the caller still frees it.
+ * All of m is buffered or none of it. Errors: SBX_EINVAL (no table, an
+ * empty mutation, an explicit timestamp, a write to the lock family),
+ * SBX_EUNSUPPORTED (see above), SBX_ENOFAMILY (the table lacks the family
+ * or the lock family), SBX_ETOOLARGE past SBX_TXN_MAX_ROWS rows; for
+ * increments and appends the errors of sbx_txn_get, and SBX_EBADVALUE for
+ * an increment of a value that is not 8 bytes.
  */
 SBX_API int sbx_txn_mutate(sbx_txn *txn, sbx_table *t, const sbx_mutation *m);
 
@@ -144,8 +158,12 @@ SBX_API int sbx_txn_mutate(sbx_txn *txn, sbx_table *t, const sbx_mutation *m);
  * at commit. Rows others insert into the range are not detected
  * (phantoms). batch must be 0; raw is SBX_EINVAL; a filter together with
  * rows this transaction wrote in the table is SBX_EUNSUPPORTED. The
- * scanner borrows txn and t: close it before commit or rollback.
- * sbx_scanner_next() may return SBX_ECONFLICT as sbx_txn_get() does.
+ * scanner borrows txn and t: close it before commit or rollback (after
+ * them its next() fails with SBX_EINVAL). Errors: SBX_EINVAL (raw, batch,
+ * no transaction or table), SBX_EUNSUPPORTED (above), SBX_ETOOLARGE (a
+ * scan with a filter or time range finding more than SBX_TXN_MAX_ROWS
+ * rows), and those of sbx_scanner_open; sbx_scanner_next() returns those of
+ * sbx_txn_get().
  */
 SBX_API int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
 				 const sbx_scan_opts *opts);
@@ -157,11 +175,21 @@ SBX_API int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
  * backend failed, a lock cell is garbage): nothing is visible, and locks it
  * could not remove are rolled back by whoever meets them after they
  * expire. A transaction that neither wrote nor read commits at once.
+ * Errors: SBX_ECONFLICT (above); SBX_EINVAL (NULL, a scanner of it still
+ * open - nothing is committed); SBX_EBADVALUE (a written row's lock cell
+ * is garbage); SBX_ENOTFOUND / SBX_EDISABLED (a table gone); the backend's
+ * errors, the message saying when the outcome is unknown (the commit
+ * point's answer was lost and could not be read back).
  */
 SBX_API int sbx_txn_commit(sbx_txn *txn);
 
-/* Drop the buffered writes and free the transaction (NULL is a no-op). */
+/* Drop the buffered writes and free the transaction (NULL is a no-op).
+ * Cannot fail. */
 SBX_API void sbx_txn_rollback(sbx_txn *txn);
+
+/* The body of a transaction for sbx_txn_run: SBX_OK to commit, an error to
+ * roll back (SBX_ECONFLICT: run again). */
+typedef int (*sbx_txn_fn)(sbx_txn *txn, void *arg);
 
 /*
  * Run fn(txn, arg) in a new transaction and commit it; on SBX_ECONFLICT
@@ -169,8 +197,10 @@ SBX_API void sbx_txn_rollback(sbx_txn *txn);
  * 100 ms, with jitter) until opts->retry_budget_ms has passed. Any other
  * error from fn rolls back and is returned. fn must not commit or roll back
  * itself. *attempts (may be NULL) receives how many transactions ran.
+ * Errors: SBX_ECONFLICT when the budget ran out (the message gives the
+ * last conflict), SBX_EINVAL (no fn, bad options), else what fn or the
+ * commit returned.
  */
-typedef int (*sbx_txn_fn)(sbx_txn *txn, void *arg);
 SBX_API int sbx_txn_run(int *attempts, sbx_db *db, const sbx_txn_options *opts,
 			sbx_txn_fn fn, void *arg);
 
@@ -202,9 +232,11 @@ typedef struct sbx_txn_lock_info {
 
 /* Every lock of `table` that is not STABLE (in progress, committed but not
  * yet applied, or garbage), in row order. *out is owned by the caller:
- * sbx_txn_lock_infos_free(). */
+ * sbx_txn_lock_infos_free(). Errors: SBX_ENOTFOUND (no such table), those
+ * of sbx_scanner_open. */
 SBX_API int sbx_txn_locks(sbx_txn_lock_info **out, size_t *n, sbx_db *db,
 			  const char *table);
+/* Free what sbx_txn_locks returned (NULL is a no-op). Cannot fail. */
 SBX_API void sbx_txn_lock_infos_free(sbx_txn_lock_info *v, size_t n);
 
 typedef enum sbx_txn_resolution {
@@ -215,11 +247,14 @@ typedef enum sbx_txn_resolution {
 	SBX_TXN_RESET,		/* garbage replaced (reset_garbage_locks) */
 } sbx_txn_resolution;
 
+/* "rolled back" and so on (a static string). Cannot fail. */
 SBX_API const char *sbx_txn_resolution_name(sbx_txn_resolution r);
 
 /* Resolve the lock of one row: roll its transaction forward if its primary
  * committed (at once), back if the lock expired without committing.
- * opts may be NULL. */
+ * opts may be NULL. Errors: SBX_ENOTFOUND (no such table), SBX_EBADVALUE
+ * (the row's lock, or its primary's, is garbage and reset_garbage_locks is
+ * off), the backend's errors. */
 SBX_API int sbx_txn_resolve(sbx_txn_resolution *out, sbx_db *db,
 			    const char *table, const void *row, size_t row_len,
 			    const sbx_txn_options *opts);
@@ -227,7 +262,8 @@ SBX_API int sbx_txn_resolve(sbx_txn_resolution *out, sbx_db *db,
  * counts those no longer locked afterwards (rolled forward, back, reset,
  * or resolved with another row of their transaction), *remaining those
  * left: not expired, or garbage when reset_garbage_locks is off. Either
- * pointer may be NULL. */
+ * pointer may be NULL. Errors: as sbx_txn_resolve, for the first lock that
+ * fails. */
 SBX_API int sbx_txn_resolve_table(size_t *resolved, size_t *remaining,
 				  sbx_db *db, const char *table,
 				  const sbx_txn_options *opts);
