@@ -10,11 +10,13 @@
 
 #include "saltbox/bulk.h"
 #include "saltbox/common.h"
+#include "saltbox/compose.h"
 #include "saltbox/db.h"
 #include "saltbox/filter.h"
 #include "saltbox/regions.h"
 #include "saltbox/rowkey.h"
 #include "saltbox/salted.h"
 #include "saltbox/table.h"
+#include "saltbox/txn.h"
 
 #endif

@@ -22,6 +22,7 @@ static const subcommand subcommands[] = {
 	{"completebulkload", cmd_completebulkload, "load store files into a table (HBase's)"},
 	{"export", cmd_export, "a table's cells to TSV or JSON (REST CellSets)"},
 	{"import", cmd_import, "cells from TSV or JSON (as export writes them)"},
+	{"txn", cmd_txn, "transactions: prepare tables, list/resolve locks, bank test"},
 };
 
 static void usage(FILE *out)

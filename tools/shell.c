@@ -133,12 +133,23 @@ static const command commands[] = {
      "restore_snapshot 'snap1'   (disable the table first)"},
     {"delete_snapshot", shell_cmd_delete_snapshot, 1, 1, "snapshots",
      "delete_snapshot 'snap1'"},
+    {"begin", shell_cmd_begin, 0, 1, "transactions",
+     "begin [{LOCK_TIMEOUT => 5000}]   then put/get/scan/delete/deleteall/"
+     "incr/append\n"
+     "  go through the transaction until commit or rollback"},
+    {"commit", shell_cmd_commit, 0, 0, "transactions", "commit"},
+    {"rollback", shell_cmd_rollback, 0, 0, "transactions", "rollback"},
+    {"txn_locks", shell_cmd_txn_locks, 1, 1, "transactions",
+     "txn_locks 't1'   (locks not stable: in progress, committed, garbage)"},
+    {"txn_resolve", shell_cmd_txn_resolve, 1, 2, "transactions",
+     "txn_resolve 't1'[, 'row']   (roll forward committed, back expired)"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
-static const char *const groups[] = {"general", "ddl", "namespace", "dml",
-				     "tools", "snapshots"};
+static const char *const groups[] = {"general", "ddl",	  "namespace",
+				     "dml",	"tools", "snapshots",
+				     "transactions"};
 
 static const command *find_command(const char *name)
 {
@@ -290,7 +301,8 @@ static int dispatch(shell *sh, const sbx_shell_cmd *c)
 	}
 	sh->has_ret = false;
 	double start = now_seconds();
-	if (cmd->run(sh, c))
+	shell_handler in_txn = shell_txn_handler(sh, cmd->name);
+	if ((in_txn ? in_txn : cmd->run)(sh, c))
 		return -1;
 	if (cmd->run != cmd_exit && cmd->run != cmd_help) {
 		fprintf(sh->out, "Took %.4f seconds\n", now_seconds() - start);
@@ -589,6 +601,7 @@ int cmd_shell(int argc, char **argv)
 		: script_loop(&sh, in, file ? file : "stdin", keep_going);
 	if (in != stdin)
 		fclose(in);
+	shell_txn_end(&sh);
 	sbx_db_close(sh.db);
 	free(sh.ret.data);
 	return status;

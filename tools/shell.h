@@ -22,6 +22,8 @@ typedef struct shell {
 	bool has_ret;
 	bool quit;	 /* exit / quit was run */
 	size_t err_line; /* lines into the statement the error is on */
+	sbx_txn *txn;	 /* open transaction block (shell_txn.c), or NULL */
+	struct shell_txn_tables *txn_tables;
 } shell;
 
 typedef int (*shell_handler)(shell *sh, const sbx_shell_cmd *c);
@@ -184,5 +186,17 @@ int shell_cmd_deleteall(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_incr(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_get_counter(shell *sh, const sbx_shell_cmd *c);
 int shell_cmd_append(shell *sh, const sbx_shell_cmd *c);
+
+/* shell_txn.c: transaction blocks (begin ... commit/rollback) */
+int shell_cmd_begin(shell *sh, const sbx_shell_cmd *c);
+int shell_cmd_commit(shell *sh, const sbx_shell_cmd *c);
+int shell_cmd_rollback(shell *sh, const sbx_shell_cmd *c);
+int shell_cmd_txn_locks(shell *sh, const sbx_shell_cmd *c);
+int shell_cmd_txn_resolve(shell *sh, const sbx_shell_cmd *c);
+/* Inside a block, the handler that runs data command `name` through the
+ * transaction; NULL outside a block or for other commands. */
+shell_handler shell_txn_handler(const shell *sh, const char *name);
+/* Roll back a block left open (the shell is exiting). */
+void shell_txn_end(shell *sh);
 
 #endif

@@ -56,7 +56,8 @@ enum {
 	SBX_EDISABLED = -5,     /* table is disabled */
 	SBX_ENOTDISABLED = -6,  /* operation needs a disabled table */
 	SBX_ETOOLARGE = -7,     /* row, cell or request over its limit */
-	SBX_EBADVALUE = -8,     /* stored value has the wrong shape (increment) */
+	SBX_EBADVALUE = -8,     /* stored value has the wrong shape (increment,
+				   a transaction lock cell that is garbage) */
 	SBX_ENOTEMPTY = -9,     /* namespace still holds tables */
 	SBX_EIO = -10,          /* storage error (RocksDB, file system) */
 	SBX_ENOMEM = -11,       /* allocation failed */
@@ -64,7 +65,11 @@ enum {
 	SBX_EPARSE = -13,       /* malformed text (filter string, design, ...) */
 	SBX_EREMOTE = -14,      /* remote server failed or unreachable */
 	SBX_EREADONLY = -15,    /* database opened read-only */
-	SBX_ECONFLICT = -16,    /* concurrent update lost a race (transactions) */
+	/* Another client won a race: a transaction's commit (or read) found
+	 * a row changed or locked by another transaction, and nothing of
+	 * this one is visible - run it again (sbx_txn_run does); also a
+	 * remote check-and-mutate whose value kept changing. txn.h. */
+	SBX_ECONFLICT = -16,
 	SBX_EBUSY = -17,        /* resource in use */
 };
 
