@@ -50,8 +50,11 @@ def objects(build):
                 if f.endswith('.c.o'):
                     path = os.path.join(base, f)
                     rel = os.path.relpath(path, os.path.join(root, d))
-                    if '/' not in rel:  # generated into the build tree
-                        rel = d[len('sbx_'):-len('.dir')] + '/' + rel
+                    layer = d[len('sbx_'):-len('.dir')]
+                    if not rel.startswith(layer + '/'):
+                        # generated into the build tree (the /ui assets,
+                        # the Bigtable backend's protobuf-c messages)
+                        rel = layer + '/' + rel.replace('/', '_')
                     yield rel[:-2], path
 
 

@@ -331,6 +331,20 @@ int bt_table_create(void *p, const char *name, const sbx_family_desc *f,
 	for (size_t i = 0; i < n; i++)
 		if ((rc = check_family(&f[i])))
 			return rc;
+	for (size_t i = 0; i < nsplits; i++) {
+		if (splits[i].len == 0 || splits[i].len > SBX_MAX_ROW_LENGTH)
+			return sbx_error_set(SBX_EINVAL,
+					     "split key %zu is empty or too long",
+					     i);
+		size_t a = i ? splits[i - 1].len : 0, b = splits[i].len;
+		int c = i ? memcmp(splits[i - 1].data, splits[i].data,
+				   a < b ? a : b)
+			  : -1;
+		if (i && (c > 0 || (c == 0 && a >= b)))
+			return sbx_error_set(SBX_EINVAL,
+					     "split keys must be sorted and "
+					     "distinct");
+	}
 	char *path;
 	if ((rc = bt_table_path(&path, db, name)))
 		return rc;

@@ -37,6 +37,7 @@ typedef struct bt_db {
 	char *target;        /* host:port */
 	long timeout_ms;
 	size_t max_cell_size; /* as the engine's option (0 = none) */
+	int64_t last_ts_ms;   /* the last "latest" timestamp given (lock) */
 	pthread_mutex_t lock; /* guards schemas */
 	bt_schema *schemas;
 } bt_db;

@@ -177,8 +177,15 @@ static int build(bt_table *t, const sbx_mutation *m, mut_list *l)
 	int rc = bt_schema_get(t->db, t->name, &fams, &nf);
 	if (rc)
 		return rc;
-	/* HBase gives every "latest" cell of one mutation the same time */
-	int64_t now_us = sbx_clock_now_ms() * 1000;
+	/* HBase gives every "latest" cell of one mutation the same time, and
+	 * later mutations later times (Bigtable's granularity is the ms) */
+	int64_t now_ms = sbx_clock_now_ms();
+	pthread_mutex_lock(&t->db->lock);
+	if (now_ms <= t->db->last_ts_ms)
+		now_ms = t->db->last_ts_ms + 1;
+	t->db->last_ts_ms = now_ms;
+	pthread_mutex_unlock(&t->db->lock);
+	int64_t now_us = now_ms * 1000;
 	const uint8_t *row = mut_row(m);
 	for (size_t i = 0; !rc && i < m->nops; i++) {
 		const mut_op *op = &m->ops[i];
@@ -431,13 +438,18 @@ int bt_mutate(void *p, const sbx_mutation *m, sbx_result **out)
 		*out = NULL;
 	mut_list l = {0};
 	int rc = build(t, m, &l);
-	/* puts and deletes first, then increments and appends: two calls,
-	 * not one atomic change, when a mutation mixes them */
+	/* increments and appends first (they fail on a bad counter, so then
+	 * nothing is written), then puts and deletes: two calls, not one
+	 * atomic change, when a mutation mixes them */
+	if (!rc)
+		rc = rmw(t, m, out);
 	if (!rc)
 		rc = mutate_row(t, mut_row(m), m->row_len, &l);
 	list_free(&l);
-	if (!rc)
-		rc = rmw(t, m, out);
+	if (rc && out && *out) {
+		sbx_result_free(*out);
+		*out = NULL;
+	}
 	return rc;
 }
 
