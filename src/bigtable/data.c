@@ -552,7 +552,7 @@ static int predicate(Sbxbt__RowFilter **out, bool *polarity,
 	Sbxbt__RowFilter *lim = malloc(sizeof *lim);
 	Sbxbt__RowFilter *val = malloc(sizeof *val);
 	Sbxbt__ValueRange *vr = malloc(sizeof *vr);
-	uint8_t *v = malloc(c->value_len + 1);
+	uint8_t *v = malloc(c->value_len + 4); /* or the 3-byte "\\C+" */
 	Sbxbt__RowFilter **parts = malloc(3 * sizeof *parts);
 	Sbxbt__RowFilter__Chain *ch = malloc(sizeof *ch);
 	Sbxbt__RowFilter *top = malloc(sizeof *top);
@@ -670,7 +670,7 @@ int bt_check_and_mutate(void *p, const sbx_check *check, const sbx_mutation *m,
 		return rc;
 	mut_list l = {0};
 	Sbxbt__RowFilter *pred = NULL;
-	bool polarity;
+	bool polarity = true;
 	if ((rc = build(t, m, &l)) || (rc = predicate(&pred, &polarity, check))) {
 		list_free(&l);
 		return rc;
