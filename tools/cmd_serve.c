@@ -15,14 +15,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static void serve_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: saltbox serve [--data DIR] [--port 8080] [--bind 127.0.0.1]\n"
-		"                     [--read-only] [--token T] [--max-body BYTES]\n"
-		"                     [--threads N] [--page-cells N] "
-		"[--scanner-idle SECONDS]\n"
+		"                     [--read-only] [--token T | --token-file PATH]\n"
+		"                     [--public-read] [--max-body BYTES] [--threads N]\n"
+		"                     [--page-cells N] [--scanner-idle SECONDS]\n"
+		"                     [--max-scanners N] [--max-client-scanners N]\n"
+		"                     [--max-connections N] [--max-ip-connections N]\n"
+		"                     [--header-timeout SECONDS] [--idle-timeout SECONDS]\n"
 		"                     [--trace FILE]\n\n"
 		"Serve the store in DIR (default ./saltbox-data) over HBase's REST\n"
 		"protocol, so HBase REST clients (curl, node-hbase, ...) work unchanged.\n\n"
@@ -30,14 +34,57 @@ static void serve_usage(FILE *out)
 		"  --port N            TCP port (default 8080; 0 = any free port)\n"
 		"  --bind ADDR         address to listen on (default 127.0.0.1, loopback)\n"
 		"  --read-only         refuse every mutation with 403\n"
-		"  --token T           require 'Authorization: Bearer T' on every\n"
-		"                      PUT/POST/DELETE (401 otherwise); also $SALTBOX_TOKEN\n"
+		"  --token T           require 'Authorization: Bearer T' on every request\n"
+		"                      (401 otherwise); also $SALTBOX_TOKEN\n"
+		"  --token-file PATH   the token is the first line of PATH\n"
+		"  --public-read       with a token: reads and scanners need none\n"
 		"  --max-body BYTES    largest request body (default 67108864; 413 above)\n"
 		"  --threads N         worker threads (default 2 x CPUs)\n"
 		"  --page-cells N      most cells in one scanner page (default 10000)\n"
-		"  --scanner-idle S    idle scanners expire after S seconds (default 3600)\n"
+		"  --scanner-idle S    idle scanners expire after S seconds (default 60)\n"
+		"  --max-scanners N    open scanners in all (default 10000; 503 above)\n"
+		"  --max-client-scanners N\n"
+		"                      open scanners per client address (default 100)\n"
+		"  --max-connections N open connections in all (default 1000)\n"
+		"  --max-ip-connections N\n"
+		"                      open connections from one address (default 64)\n"
+		"  --header-timeout S  close a connection idle S seconds before its\n"
+		"                      request's headers are complete (default 10)\n"
+		"  --idle-timeout S    close a connection idle S seconds otherwise\n"
+		"                      (default 120)\n"
 		"  --trace FILE        append every operation's row key to FILE as a\n"
 		"                      keyviz trace (saltbox keyviz simulate -t FILE)\n");
+}
+
+/* The token is the first line of path, without its line end. */
+static int read_token_file(const char *path, char *out, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "saltbox serve: cannot read token file '%s': %s\n",
+			path, strerror(errno));
+		return -1;
+	}
+	if (!fgets(out, (int)cap, f))
+		out[0] = 0;
+	fclose(f);
+	out[strcspn(out, "\r\n")] = 0;
+	if (!out[0]) {
+		fprintf(stderr, "saltbox serve: token file '%s' is empty\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Room for --max-connections descriptors: raise the soft limit to the
+ * hard one (best effort). */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 static int parse_size(const char *s, long long lo, long long hi, long long *out)
@@ -63,6 +110,14 @@ int cmd_serve(int argc, char **argv)
 		{"threads", required_argument, NULL, 'T'},
 		{"page-cells", required_argument, NULL, 'c'},
 		{"scanner-idle", required_argument, NULL, 'i'},
+		{"token-file", required_argument, NULL, 'F'},
+		{"public-read", no_argument, NULL, 'P'},
+		{"max-scanners", required_argument, NULL, 'S'},
+		{"max-client-scanners", required_argument, NULL, 'C'},
+		{"max-connections", required_argument, NULL, 'N'},
+		{"max-ip-connections", required_argument, NULL, 'I'},
+		{"header-timeout", required_argument, NULL, 'H'},
+		{"idle-timeout", required_argument, NULL, 'O'},
 		{"trace", required_argument, NULL, 'x'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -71,6 +126,7 @@ int cmd_serve(int argc, char **argv)
 	sbx_server_opts_init(&so);
 	const char *data = "./saltbox-data";
 	const char *trace = NULL;
+	static char token_buf[1024];
 	so.token = getenv("SALTBOX_TOKEN");
 	if (so.token && !*so.token)
 		so.token = NULL;
@@ -109,6 +165,42 @@ int cmd_serve(int argc, char **argv)
 				goto bad;
 			so.scanner_idle_ms = v * 1000;
 			break;
+		case 'F':
+			if (read_token_file(optarg, token_buf, sizeof token_buf))
+				return 2;
+			so.token = token_buf;
+			break;
+		case 'P': so.public_read = true; break;
+		case 'S':
+			if (parse_size(optarg, 1, 1000000, &v))
+				goto bad;
+			so.max_scanners = (size_t)v;
+			break;
+		case 'C':
+			if (parse_size(optarg, 1, 1000000, &v))
+				goto bad;
+			so.max_client_scanners = (size_t)v;
+			break;
+		case 'N':
+			if (parse_size(optarg, 1, 1000000, &v))
+				goto bad;
+			so.max_connections = (unsigned)v;
+			break;
+		case 'I':
+			if (parse_size(optarg, 1, 1000000, &v))
+				goto bad;
+			so.max_ip_connections = (unsigned)v;
+			break;
+		case 'H':
+			if (parse_size(optarg, 1, 3600, &v))
+				goto bad;
+			so.header_timeout_s = (unsigned)v;
+			break;
+		case 'O':
+			if (parse_size(optarg, 1, 86400, &v))
+				goto bad;
+			so.idle_timeout_s = (unsigned)v;
+			break;
 		case 'h':
 			serve_usage(stdout);
 			return 0;
@@ -142,13 +234,11 @@ int cmd_serve(int argc, char **argv)
 			sbx_errmsg());
 		return 1;
 	}
+	raise_fd_limit();
 	sbx_server *srv;
 	rc = sbx_server_start(&srv, db, &so);
 	if (rc) {
-		fprintf(stderr, "saltbox serve: cannot listen on %s:%d (%s)\n",
-			so.bind, so.port,
-			rc == SBX_EINVAL ? "bad --bind address"
-					 : "port in use or not permitted?");
+		fprintf(stderr, "saltbox serve: %s\n", sbx_errmsg());
 		sbx_db_close(db);
 		return 1;
 	}
@@ -156,7 +246,9 @@ int cmd_serve(int argc, char **argv)
 	printf("saltbox serve: HBase REST on http://");
 	printf(host, so.bind);
 	printf(":%d/ (data %s%s%s)\n", sbx_server_port(srv), data,
-	       so.read_only ? ", read-only" : "", so.token ? ", token auth" : "");
+	       so.read_only ? ", read-only" : "", so.token ? (so.public_read ? ", token auth for writes"
+						: ", token auth")
+			 : "");
 	printf("saltbox serve: try  curl http://");
 	printf(host, so.bind);
 	printf(":%d/version   -- Ctrl-C stops\n", sbx_server_port(srv));

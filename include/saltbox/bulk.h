@@ -26,7 +26,10 @@ typedef struct sbx_bulk_writer sbx_bulk_writer;
 /* A writer for `table`'s families, writing under `dir` (created; it must
  * not exist yet). The families' attributes (block size, compression,
  * bloom filter) shape the files. On success *out is owned by the caller:
- * sbx_bulk_writer_finish() or sbx_bulk_writer_abort(). */
+ * sbx_bulk_writer_finish() or sbx_bulk_writer_abort(). Errors: SBX_EINVAL
+ * (bad table name, dir NULL or empty), SBX_ENOTFOUND (no such table),
+ * SBX_EEXISTS (dir exists), SBX_EREADONLY, SBX_EIO; remote:
+ * SBX_EUNSUPPORTED. *out is NULL on failure. */
 SBX_API int sbx_bulk_writer_open(sbx_bulk_writer **out, sbx_db *db, const char *table,
 			 const char *dir);
 
@@ -35,19 +38,24 @@ SBX_API int sbx_bulk_writer_open(sbx_bulk_writer **out, sbx_db *db, const char *
  * descending; a cell out of order or repeated is SBX_EINVAL and adds
  * nothing (the writer stays usable). SBX_LATEST_TIMESTAMP means the time
  * the writer was opened. Rows are limited to SBX_MAX_ROW_LENGTH bytes and
- * cells to the database's max_cell_size (SBX_ETOOLARGE). */
+ * cells to the database's max_cell_size (SBX_ETOOLARGE). Errors also:
+ * SBX_EINVAL (row NULL or empty, family NULL, qualifier or value NULL with
+ * a length, negative ts), SBX_ENOFAMILY (not a family of the table),
+ * SBX_EIO (writing the store file). */
 SBX_API int sbx_bulk_writer_put(sbx_bulk_writer *w, const void *row, size_t row_len,
 			const char *family, const void *qualifier,
 			size_t qualifier_len, int64_t ts, const void *value,
 			size_t value_len);
 
-/* Cells added so far. */
+/* Cells added so far (0 for NULL). Cannot fail. */
 SBX_API uint64_t sbx_bulk_writer_count(const sbx_bulk_writer *w);
 
-/* Close the files; the writer is freed whatever the result. */
+/* Close the files; the writer is freed whatever the result. Errors:
+ * SBX_EIO (RocksDB cannot finish a file). */
 SBX_API int sbx_bulk_writer_finish(sbx_bulk_writer *w);
 
-/* Free the writer and remove what it wrote. NULL is ignored. */
+/* Free the writer and remove what it wrote. NULL is ignored. Cannot
+ * fail. */
 SBX_API void sbx_bulk_writer_abort(sbx_bulk_writer *w);
 
 /* completebulkload: load every file under dir/<family>/ into `table`
@@ -55,7 +63,9 @@ SBX_API void sbx_bulk_writer_abort(sbx_bulk_writer *w);
  * loaded); each family's files load atomically. Every directory must name
  * one of the table's families (else SBX_ENOFAMILY and nothing is loaded). Loaded cells count as any other: their timestamps
  * decide versions, and markers already in the table mask them by HBase's
- * rules. */
+ * rules. Errors: SBX_EINVAL (bad table name, dir NULL or empty),
+ * SBX_ENOTFOUND (no such table, or dir missing), SBX_EDISABLED,
+ * SBX_ENOFAMILY, SBX_EREADONLY, SBX_EIO; remote: SBX_EUNSUPPORTED. */
 SBX_API int sbx_table_bulk_load(sbx_db *db, const char *table, const char *dir);
 
 #ifdef __cplusplus

@@ -9,6 +9,17 @@
  *    is owned by the caller and released with the matching *_free().
  *  - Borrowed pointers (const arguments) are only read during the call unless
  *    a comment says otherwise.
+ *  - Each declaration's comment lists its "Errors:". SBX_ENOMEM (allocation
+ *    failed) is left out of those lists: any call that allocates may return
+ *    it. "Backend errors" means what any call through an sbx_db may also
+ *    return: SBX_EIO (RocksDB or the file system, embedded) or SBX_EREMOTE
+ *    (gateway unreachable or failing, remote; a gateway refusing the token
+ *    gives SBX_EREADONLY). "Cannot fail" marks calls with no error return.
+ *    Handles and out-pointers must not be NULL unless a comment says so
+ *    (debug builds assert some of this; it is not an error return).
+ *  - On failure an object out-parameter is set to NULL (and a count beside
+ *    it to 0), and nothing is appended to an sbx_buf out-parameter, unless
+ *    the comment says otherwise.
  */
 #ifndef SALTBOX_COMMON_H
 #define SALTBOX_COMMON_H
@@ -30,7 +41,8 @@ extern "C" {
 #define SBX_API
 #endif
 
-/* The library's version, "MAJOR.MINOR.PATCH" (a static string). */
+/* The library's version, "MAJOR.MINOR.PATCH" (a static string). Cannot
+ * fail. */
 SBX_API const char *sbx_version(void);
 
 /* Status codes. Positive values are not errors. */
@@ -59,11 +71,12 @@ enum {
 /*
  * The message of the last failing call on this thread. Never NULL; the
  * string is owned by the library and valid until the next failing call on
- * the same thread.
+ * the same thread. Cannot fail.
  */
 SBX_API const char *sbx_errmsg(void);
 
-/* A short constant name for a status code, e.g. "SBX_ENOTFOUND". */
+/* A short constant name for a status code, e.g. "SBX_ENOTFOUND"; "SBX_E?"
+ * for a code that is not one of these. Cannot fail. */
 SBX_API const char *sbx_strerror(int code);
 
 /* HBase's "latest timestamp": ask the server to assign the time. */
@@ -108,6 +121,7 @@ typedef struct sbx_buf {
 	size_t cap;
 } sbx_buf;
 
+/* Free buf's bytes and zero it (reusable; NULL is ignored). Cannot fail. */
 SBX_API void sbx_buf_free(sbx_buf *buf);
 
 /* HBase compare operators, as CompareOperator. */

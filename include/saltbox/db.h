@@ -40,12 +40,16 @@ typedef struct sbx_db_options {
 	const char *trace_path;
 } sbx_db_options;
 
-/* Fill *opts with the defaults above. */
+/* Fill *opts with the defaults above. Cannot fail. */
 SBX_API void sbx_db_options_init(sbx_db_options *opts);
 
 /*
  * Open (or create) the embedded database in directory `path`. `opts` may be
  * NULL for defaults. On success *out is owned by the caller: sbx_db_close().
+ * Errors: SBX_EINVAL (path NULL or empty), SBX_ENOTFOUND (no database there
+ * and create_if_missing is false), SBX_EIO (the directory cannot be made,
+ * the trace file cannot be opened, RocksDB cannot open: e.g. another
+ * process holds it). *out is NULL on failure.
  */
 SBX_API int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *opts);
 
@@ -67,24 +71,32 @@ SBX_API int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *op
  * kinds is sent as one request per kind (increments, appends, deletes,
  * puts, in that order): each is atomic, the whole is not. Truncate is drop
  * and re-create (region boundaries are not kept); drop needs no disable.
+ * Errors: SBX_EINVAL (url NULL, not http:// or https://, or without a
+ * host); nothing else, as nothing is sent. *out is NULL on failure.
  */
 SBX_API int sbx_db_connect(sbx_db **out, const char *url);
 
-/* Close and free. Tables and scanners opened from db must be closed first. */
+/* Close and free. Tables and scanners opened from db must be closed first.
+ * NULL is ignored. Cannot fail. */
 SBX_API void sbx_db_close(sbx_db *db);
 
 /* ---- namespaces ---------------------------------------------------------- */
 
-/* Create namespace `ns`. SBX_EEXISTS if present; SBX_EINVAL if the name is
- * not [A-Za-z0-9_]+ . "default" and "hbase" always exist. */
+/* Create namespace `ns`. "default" and "hbase" always exist.
+ * Errors: SBX_EINVAL (ns NULL, not [A-Za-z0-9_]+ or over 255 bytes),
+ * SBX_EEXISTS, backend errors (a read-only embedded database answers
+ * SBX_EIO here, from RocksDB, not SBX_EREADONLY). */
 SBX_API int sbx_namespace_create(sbx_db *db, const char *ns);
-/* Drop an empty namespace (SBX_ENOTEMPTY if it holds tables; "default" and
- * "hbase" cannot be dropped). */
+/* Drop an empty namespace.
+ * Errors: SBX_EINVAL (bad name as above, or "default" / "hbase"),
+ * SBX_ENOTFOUND, SBX_ENOTEMPTY (it holds tables), backend errors (as
+ * create on a read-only database). */
 SBX_API int sbx_namespace_drop(sbx_db *db, const char *ns);
 /* List namespaces in name order. *out is a NULL-terminated array owned by
- * the caller: sbx_strv_free(). */
+ * the caller: sbx_strv_free(). Errors: backend errors; *out NULL. */
 SBX_API int sbx_namespace_list(char ***out, sbx_db *db);
-/* Free a NULL-terminated string array returned by a *_list call. */
+/* Free a NULL-terminated string array returned by a *_list call (NULL is
+ * ignored). Cannot fail. */
 SBX_API void sbx_strv_free(char **v);
 
 /* ---- table schema -------------------------------------------------------- */
@@ -132,11 +144,15 @@ typedef struct sbx_family_desc {
 	bool in_memory;                      /* IN_MEMORY, default false */
 } sbx_family_desc;
 
-/* Fill *f with HBase's defaults and the given name (truncated names are
- * rejected later by create/alter, never silently cut: returns SBX_EINVAL). */
+/* Fill *f with HBase's defaults and the given name (NULL: an empty name
+ * to fill in later). Errors: SBX_EINVAL for a name HBase rejects (empty,
+ * over SBX_MAX_FAMILY_NAME bytes - never silently cut -, starting with
+ * '.', holding ':' or a non-printable byte); *f then holds the defaults
+ * with an empty name. */
 SBX_API int sbx_family_desc_init(sbx_family_desc *f, const char *name);
 
-/* Names of attributes, for describe output, e.g. "ROW", "FAST_DIFF". */
+/* Names of attributes, for describe output, e.g. "ROW", "FAST_DIFF"; "?"
+ * for a value out of range. Cannot fail. */
 SBX_API const char *sbx_bloom_name(sbx_bloom b);
 SBX_API const char *sbx_compression_name(sbx_compression c);
 SBX_API const char *sbx_encoding_name(sbx_block_encoding e);
@@ -150,42 +166,69 @@ typedef struct sbx_table_info {
 	sbx_family_desc *families; /* sorted by name */
 } sbx_table_info;
 
+/* NULL is ignored. Cannot fail. */
 SBX_API void sbx_table_info_free(sbx_table_info *info);
 
 /*
  * Create table `name` ("table" or "ns:table") with `nfamilies` families.
  * Errors: SBX_EINVAL (bad table/family name, duplicate family, no family,
- * bad attribute), SBX_ENOTFOUND (namespace missing), SBX_EEXISTS.
+ * bad attribute, a table in namespace "hbase" (embedded)), SBX_ENOTFOUND
+ * (namespace missing), SBX_EEXISTS, SBX_EREADONLY, backend errors.
+ *
+ * Table names below: SBX_EINVAL for a name HBase rejects (NULL, empty,
+ * namespace not [A-Za-z0-9_]+, qualifier not [A-Za-z0-9_.-]+ or starting
+ * with '.' or '-', either part over 255 bytes); SBX_ENOTFOUND for a table
+ * that does not exist. SBX_EREADONLY: a database opened read_only
+ * (embedded) or a gateway that refuses writes.
  */
 SBX_API int sbx_table_create(sbx_db *db, const char *name,
 		     const sbx_family_desc *families, size_t nfamilies);
 
+/* Errors: SBX_EINVAL (bad name), backend errors; a missing table (or
+ * namespace) is *exists = false, not an error. *exists is false on
+ * failure. */
 SBX_API int sbx_table_exists(bool *exists, sbx_db *db, const char *name);
+/* The schema. Errors: SBX_EINVAL, SBX_ENOTFOUND, backend errors. */
 SBX_API int sbx_table_describe(sbx_table_info **out, sbx_db *db, const char *name);
 /* All tables (every namespace), sorted, as "ns:t" except the default
- * namespace which is bare. NULL-terminated; sbx_strv_free(). */
+ * namespace which is bare. NULL-terminated; sbx_strv_free().
+ * Errors: backend errors. */
 SBX_API int sbx_table_list(char ***out, sbx_db *db);
 
-/* Add a family, or modify an existing one (matched by name). */
+/* Add a family, or modify an existing one (matched by name).
+ * Errors: SBX_EINVAL (bad table name or family description, as create),
+ * SBX_ENOTFOUND, SBX_EREADONLY, backend errors. */
 SBX_API int sbx_table_alter_family(sbx_db *db, const char *table,
 			   const sbx_family_desc *family);
-/* Remove a family and its data. The last family cannot be removed. */
+/* Remove a family and its data. Errors: SBX_EINVAL (bad names; the last
+ * family cannot be removed), SBX_ENOTFOUND, SBX_ENOFAMILY, SBX_EREADONLY,
+ * backend errors. */
 SBX_API int sbx_table_delete_family(sbx_db *db, const char *table, const char *family);
 
+/* Errors: SBX_EINVAL (bad name), SBX_ENOTFOUND, SBX_EREADONLY, backend
+ * errors; disable of a disabled table is SBX_EDISABLED, enable of an
+ * enabled one SBX_EINVAL. Remote: SBX_EUNSUPPORTED (REST cannot). */
 SBX_API int sbx_table_disable(sbx_db *db, const char *name);
 SBX_API int sbx_table_enable(sbx_db *db, const char *name);
+/* Errors: SBX_EINVAL, SBX_ENOTFOUND, backend errors; *enabled is false on
+ * failure. */
 SBX_API int sbx_table_is_enabled(bool *enabled, sbx_db *db, const char *name);
-/* Remove all data, keep the schema (HBase truncate). Table must exist. */
+/* Remove all data, keep the schema (HBase truncate). Table must exist.
+ * Errors: SBX_EINVAL, SBX_ENOTFOUND, SBX_EREADONLY, backend errors. */
 SBX_API int sbx_table_truncate(sbx_db *db, const char *name);
-/* Drop a table; as HBase, it must be disabled first (SBX_ENOTDISABLED). */
+/* Drop a table; as HBase, it must be disabled first (SBX_ENOTDISABLED;
+ * the remote backend's gateway disables it itself). Errors: SBX_EINVAL,
+ * SBX_ENOTFOUND, SBX_ENOTDISABLED, SBX_EREADONLY, backend errors. */
 SBX_API int sbx_table_drop(sbx_db *db, const char *name);
 
 /* ---- maintenance --------------------------------------------------------- */
 
-/* Flush memstores (RocksDB memtables) of the table to store files. */
+/* Flush memstores (RocksDB memtables) of the table to store files.
+ * Errors (this and major_compact): SBX_EINVAL, SBX_ENOTFOUND,
+ * SBX_EREADONLY (embedded read_only), SBX_EIO; remote: SBX_EUNSUPPORTED. */
 SBX_API int sbx_table_flush(sbx_db *db, const char *name);
 /* Major compaction: rewrite all store files, dropping deleted, expired and
- * excess versions and the markers that may go. */
+ * excess versions and the markers that may go. Errors: as flush. */
 SBX_API int sbx_table_major_compact(sbx_db *db, const char *name);
 
 /* ---- snapshots (HBase's snapshot, list_snapshots, clone_snapshot,
@@ -197,7 +240,9 @@ SBX_API int sbx_table_major_compact(sbx_db *db, const char *name);
  * checkpoint, so files are hard-linked, not copied). Snapshot names follow
  * HBase's rules for a table qualifier ([A-Za-z0-9_.-], not starting with
  * '.' or '-'). The remote backend returns SBX_EUNSUPPORTED: HBase's REST
- * gateway has no snapshot endpoints. Thread-safe, like every admin call. */
+ * gateway has no snapshot endpoints. Thread-safe, like every admin call.
+ * Every call below may also return SBX_EINVAL (a bad table or snapshot
+ * name), SBX_EIO, and (but list) SBX_EREADONLY on a read_only database. */
 
 typedef struct sbx_snapshot_info {
 	char *name;
@@ -205,21 +250,25 @@ typedef struct sbx_snapshot_info {
 	int64_t created_ms; /* when, in ms since the epoch */
 } sbx_snapshot_info;
 
-/* Snapshot `table` (enabled or disabled) as `snapshot`. SBX_EEXISTS if the
- * name is taken, SBX_ENOTFOUND if the table does not exist. */
+/* Snapshot `table` (enabled or disabled) as `snapshot`. Errors:
+ * SBX_EEXISTS (name taken), SBX_ENOTFOUND (no such table). */
 SBX_API int sbx_snapshot_create(sbx_db *db, const char *table, const char *snapshot);
 /* Every snapshot, sorted by name; *out is owned by the caller:
- * sbx_snapshot_infos_free(). */
+ * sbx_snapshot_infos_free(). Errors: as above; *out NULL, *n 0. */
 SBX_API int sbx_snapshot_list(sbx_snapshot_info **out, size_t *n, sbx_db *db);
+/* NULL is ignored. Cannot fail. */
 SBX_API void sbx_snapshot_infos_free(sbx_snapshot_info *v, size_t n);
 /* A new table `table` with the snapshot's schema, regions and cells (the
- * cells are copied). SBX_EEXISTS if the table exists. */
+ * cells are copied). Errors: SBX_ENOTFOUND (no such snapshot, or the
+ * table's namespace), SBX_EEXISTS (the table exists). */
 SBX_API int sbx_snapshot_clone(sbx_db *db, const char *snapshot, const char *table);
 /* Put the snapshot's table back as it was: it must be disabled, as HBase
  * requires, and stays disabled (enable it to use it); a table that no
- * longer exists is recreated, as HBase's restore clones it. */
+ * longer exists is recreated, as HBase's restore clones it. Errors:
+ * SBX_ENOTFOUND (no such snapshot), SBX_ENOTDISABLED (table enabled). */
 SBX_API int sbx_snapshot_restore(sbx_db *db, const char *snapshot);
-/* Delete a snapshot (tables cloned from it keep their cells). */
+/* Delete a snapshot (tables cloned from it keep their cells). Errors:
+ * SBX_ENOTFOUND (no such snapshot). */
 SBX_API int sbx_snapshot_delete(sbx_db *db, const char *snapshot);
 
 #ifdef __cplusplus

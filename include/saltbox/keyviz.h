@@ -32,7 +32,9 @@ typedef struct sbx_workload sbx_workload;
 /*
  * Parse a workload file (docs/hotspots.md §2). On SBX_EPARSE *line (if not
  * NULL) gets the 1-based line and sbx_errmsg() reads "line L: ...".
- * *out is the caller's: sbx_workload_free().
+ * *out is the caller's: sbx_workload_free(). Errors: SBX_EPARSE (every
+ * rejection of the text, semantic ones included), SBX_ENOMEM; *out is
+ * NULL and *line 0 unless SBX_EPARSE.
  */
 SBX_API int sbx_workload_parse(sbx_workload **out, const char *text, size_t len,
 		       int *line);
@@ -42,17 +44,21 @@ SBX_API int sbx_workload_parse(sbx_workload **out, const char *text, size_t len,
  * written as HBase prints it (`\xHH` escapes) or, with `hex`, as hex
  * digits. When the trace is replayed through a design, KEY is instead a
  * record: `field=value` pairs separated by spaces. Operations are spaced
- * at `rate_per_s` (<= 0: 1000/s). Errors name the line as above.
+ * at `rate_per_s` (<= 0: 1000/s). Errors: as sbx_workload_parse (an
+ * unknown operation, an empty key, a NUL byte); keys themselves are
+ * decoded, and rejected, by the iterator (SBX_EPARSE naming the line).
  */
 SBX_API int sbx_trace_parse(sbx_workload **out, const char *text, size_t len,
 		    bool hex, double rate_per_s, int *line);
 
+/* NULL is ignored. Cannot fail. */
 SBX_API void sbx_workload_free(sbx_workload *w);
 
 /* Whether the workload's keys come from records (a design is needed) or
- * are raw trace keys. A trace of records needs a design too. */
+ * are raw trace keys. A trace of records needs a design too. Cannot fail. */
 SBX_API bool sbx_workload_needs_design(const sbx_workload *w);
-/* Total operations the workload replays; its label ("" if none, owned). */
+/* Total operations the workload replays; its label ("" if none, owned).
+ * Cannot fail. */
 SBX_API uint64_t sbx_workload_ops(const sbx_workload *w);
 SBX_API const char *sbx_workload_name(const sbx_workload *w);
 
@@ -81,14 +87,18 @@ typedef struct sbx_workload_iter sbx_workload_iter;
 /*
  * Iterate the workload's operations, keys encoded through `design`
  * (borrowed; NULL for a trace of raw keys). Generation is deterministic:
- * the same workload gives the same operations every time.
+ * the same workload gives the same operations every time. Errors:
+ * SBX_EINVAL (a generated workload without a design, or a design needing a
+ * field the workload does not generate), SBX_ENOMEM; *out NULL.
  */
 SBX_API int sbx_workload_iter_new(sbx_workload_iter **out, const sbx_workload *w,
 			  const sbx_keydesign *design);
-/* SBX_OK with *op filled, SBX_ITEROVER at the end, or an error (a record
- * the design rejects: the message names the field and, for traces, the
- * line). */
+/* SBX_OK with *op filled, SBX_ITEROVER at the end, or an error: what
+ * sbx_keydesign_encode returns for a record the design rejects (the
+ * message names the field and, for traces, the line), SBX_EPARSE for a
+ * trace line that is not field=value pairs or a bad raw key, SBX_ENOMEM. */
 SBX_API int sbx_workload_iter_next(sbx_workload_iter *it, sbx_workload_op *op);
+/* NULL is ignored. Cannot fail. */
 SBX_API void sbx_workload_iter_free(sbx_workload_iter *it);
 
 /* ---------------------------------------------------------------------
@@ -118,11 +128,12 @@ typedef struct sbx_keyviz_opts {
 	void *progress_ctx;
 } sbx_keyviz_opts;
 
-/* Defaults as above. */
+/* Defaults as above. Cannot fail. */
 SBX_API void sbx_keyviz_opts_init(sbx_keyviz_opts *o);
 /* Apply the cluster settings the workload file gives (servers,
  * region_size, flush_size, split_policy, presplit). Split keys stay owned
- * by the workload. Call before overriding with command-line options. */
+ * by the workload. Call before overriding with command-line options.
+ * Cannot fail. */
 SBX_API void sbx_workload_cluster_opts(const sbx_workload *w, sbx_keyviz_opts *o);
 
 /* A region at the end of the run. */
@@ -173,25 +184,33 @@ typedef struct sbx_keyviz_result {
 /*
  * Replay `w` through `design` (NULL only for raw-key traces) on the
  * modelled cluster `o` (NULL: defaults plus the workload's settings).
- * *out is the caller's.
+ * *out is the caller's. Errors: SBX_EINVAL (servers outside 1..1024, time
+ * or key buckets outside 1..10000, balance_every < 1, no design for a
+ * generated workload, presplit salt with an unsalted design, split keys
+ * empty, unsorted or repeated), what the iterator returns, SBX_ENOMEM;
+ * *out is NULL on failure.
  */
 SBX_API int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
 			const sbx_keydesign *design, const sbx_keyviz_opts *o);
+/* NULL is ignored. Cannot fail. */
 SBX_API void sbx_keyviz_result_free(sbx_keyviz_result *r);
 
 /* ---------------------------------------------------------------------
- * Rendering. Each appends to `out`.
+ * Rendering. Each appends to `out`; out is unchanged on failure.
  * ------------------------------------------------------------------- */
 
 /* The heatmap (x = time, y = equal-count key buckets labelled by key
  * prefix, color = requests relative to the maximum) and a per-server
- * strip below it, as a standalone SVG document. */
+ * strip below it, as a standalone SVG document. Errors: SBX_ENOMEM only. */
 SBX_API int sbx_keyviz_svg(sbx_buf *out, const sbx_keyviz_result *r);
 /* A self-contained HTML page: a comparison table and one heatmap per
- * result (results are borrowed). */
+ * result (results are borrowed). Errors: SBX_ENOMEM only. */
 SBX_API int sbx_keyviz_html(sbx_buf *out, const sbx_keyviz_result *const *r,
 		    size_t n, const char *title);
-/* The result as JSON, and back (for `saltbox keyviz render`). */
+/* The result as JSON, and back (for `saltbox keyviz render`). Errors:
+ * SBX_ENOMEM only (out may then keep the JSON without its final newline);
+ * reading back: SBX_EPARSE (bad JSON, with its line, or a field of the
+ * wrong shape), SBX_ENOMEM, *out NULL on failure. */
 SBX_API int sbx_keyviz_json(sbx_buf *out, const sbx_keyviz_result *r);
 SBX_API int sbx_keyviz_result_from_json(sbx_keyviz_result **out, const char *text,
 				size_t len);

@@ -12,6 +12,12 @@
  *
  * Thread-safety: every call may run concurrently with reads and writes on
  * the same database.
+ *
+ * Errors common to the calls taking a table name: SBX_EINVAL (bad table
+ * name, as db.h), SBX_ENOTFOUND (no such table), backend errors. The
+ * remote backend lists regions but returns SBX_EUNSUPPORTED for pre-split,
+ * split, merge, split policies and load history (HBase REST has no
+ * endpoint for them).
  */
 #ifndef SALTBOX_REGIONS_H
 #define SALTBOX_REGIONS_H
@@ -47,10 +53,11 @@ typedef struct sbx_split_policy {
 	char delimiter;           /* DELIMITED_KEY_PREFIX */
 } sbx_split_policy;
 
+/* The defaults in the comments above. Cannot fail. */
 SBX_API void sbx_split_policy_init(sbx_split_policy *p);
 /* Size at which a region splits under policy p when the region's server
  * hosts `regions_on_server` regions of the table (HBase's formulas,
- * without jitter). UINT64_MAX when the policy never splits. */
+ * without jitter). UINT64_MAX when the policy never splits. Cannot fail. */
 SBX_API uint64_t sbx_split_threshold(const sbx_split_policy *p, int regions_on_server);
 
 /* Pre-split algorithms (RegionSplitter): fill *out with n - 1 split keys for
@@ -66,17 +73,27 @@ typedef struct sbx_split_keys {
 	size_t n;
 } sbx_split_keys;
 
+/* Errors: SBX_EINVAL (nregions outside [2, 65536]); *out is empty (keys
+ * NULL, n 0) on failure. */
 SBX_API int sbx_split_keys_compute(sbx_split_keys *out, sbx_split_algo algo,
 			   int nregions);
+/* Free the keys and empty *k (NULL is ignored). Cannot fail. */
 SBX_API void sbx_split_keys_free(sbx_split_keys *k);
 
-/* Create a table pre-split at `splits` (sorted, distinct, non-empty). */
+/* Create a table pre-split at `splits` (sorted, distinct, non-empty).
+ * Errors: as sbx_table_create, and SBX_EINVAL for splits NULL with
+ * nsplits > 0 or a key empty, over SBX_MAX_ROW_LENGTH (SBX_EINVAL here,
+ * where sbx_table_split says SBX_ETOOLARGE), unsorted or repeated;
+ * remote: SBX_EUNSUPPORTED when nsplits > 0. */
 SBX_API int sbx_table_create_presplit(sbx_db *db, const char *name,
 			      const sbx_family_desc *families, size_t nfamilies,
 			      const sbx_bytes *splits, size_t nsplits);
 
+/* Errors: the common ones, SBX_EINVAL (unknown kind, max_file_size or
+ * flush_size 0, KEY_PREFIX with prefix_length 0), SBX_EREADONLY. */
 SBX_API int sbx_table_set_split_policy(sbx_db *db, const char *table,
 			       const sbx_split_policy *p);
+/* Errors: the common ones; *p is unchanged on failure. */
 SBX_API int sbx_table_get_split_policy(sbx_split_policy *p, sbx_db *db,
 			       const char *table);
 
@@ -104,16 +121,23 @@ typedef struct sbx_region_info {
 	sbx_region_metrics metrics;
 } sbx_region_info;
 
-/* The table's regions in key order. Owned by the caller. */
+/* The table's regions in key order. Owned by the caller. Errors: the
+ * common ones. */
 SBX_API int sbx_table_regions(sbx_region_info **out, size_t *n, sbx_db *db,
 		      const char *table);
+/* NULL is ignored. Cannot fail. */
 SBX_API void sbx_region_infos_free(sbx_region_info *r, size_t n);
 
 /* Split the region containing `row` at `split_key` (len 0: at the midpoint
- * of the region's data). */
+ * of the region's data). Errors: the common ones, SBX_ETOOLARGE (key over
+ * SBX_MAX_ROW_LENGTH), SBX_EINVAL (key already a boundary, a
+ * DisabledRegionSplitPolicy table, no region with enough rows for a
+ * midpoint), SBX_EREADONLY. */
 SBX_API int sbx_table_split(sbx_db *db, const char *table, const void *split_key,
 		    size_t split_key_len);
-/* Merge the region starting at `start_key` with the region after it. */
+/* Merge the region starting at `start_key` with the region after it.
+ * Errors: the common ones, SBX_EINVAL (no region starts there or it is the
+ * last), SBX_EREADONLY. */
 SBX_API int sbx_table_merge(sbx_db *db, const char *table, const void *start_key,
 		    size_t start_key_len);
 
@@ -134,13 +158,16 @@ typedef struct sbx_region_load {
 } sbx_region_load;
 
 /* The last `nbuckets` buckets (bucket width: sbx_db_options.metrics_bucket_ms)
- * of every region of the table. Owned by the caller. */
+ * of every region of the table. Owned by the caller. Errors: the common
+ * ones, SBX_EINVAL (nbuckets 0). */
 SBX_API int sbx_table_load(sbx_region_load **out, size_t *n, sbx_db *db,
 		   const char *table, size_t nbuckets);
+/* NULL is ignored. Cannot fail. */
 SBX_API void sbx_region_loads_free(sbx_region_load *l, size_t n);
 
 /* The modelled cluster: number of region servers (default 4), 0 when the
- * backend has no regions capability. */
+ * backend has no regions capability. Cannot fail: remote, the live servers
+ * of /status/cluster (at least 1), 0 when the gateway cannot be read. */
 SBX_API int sbx_db_region_servers(sbx_db *db);
 
 #ifdef __cplusplus

@@ -8,6 +8,7 @@
 #ifndef SBX_COMMON_ALLOC_H
 #define SBX_COMMON_ALLOC_H
 
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,15 +50,19 @@ static inline void *sbx_realloc(void *p, size_t n)
 	return realloc(p, n);
 }
 
+/* REQUIRES: s != NULL (as strdup). */
 static inline char *sbx_strdup(const char *s)
 {
+	assert(s);
 	size_t n = strlen(s) + 1;
 	char *p = sbx_malloc(n);
 	return p ? memcpy(p, s, n) : NULL;
 }
 
+/* REQUIRES: s != NULL (as strndup). */
 static inline char *sbx_strndup(const char *s, size_t max)
 {
+	assert(s);
 	size_t n = strnlen(s, max);
 	char *p = sbx_malloc(n + 1);
 	if (!p)

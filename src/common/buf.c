@@ -2,12 +2,14 @@
 #include "common/buf.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 int sbx_buf_grow(sbx_buf *b, size_t extra)
 {
+	assert(SBX_BUF_VALID(b));
 	if (b->len + extra < b->len)
 		return sbx_error_set(SBX_ENOMEM, "buffer size overflow");
 	if (b->len + extra <= b->cap)
@@ -23,8 +25,10 @@ int sbx_buf_grow(sbx_buf *b, size_t extra)
 	return SBX_OK;
 }
 
+/* REQUIRES: a valid b (buf.h), fmt != NULL. */
 int sbx_buf_printf(sbx_buf *b, const char *fmt, ...)
 {
+	assert(SBX_BUF_VALID(b) && fmt);
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);

@@ -4,7 +4,12 @@
 
 #include "saltbox/common.h"
 
+#include <assert.h>
 #include <string.h>
+
+/* Every call here REQUIRES: b != NULL, b->len <= b->cap, and b->data
+ * non-NULL once b->cap > 0 (a zeroed sbx_buf is a valid empty buffer). */
+#define SBX_BUF_VALID(b) ((b) && (b)->len <= (b)->cap && (!(b)->cap || (b)->data))
 
 /* Grow to hold `extra` more bytes (the slow path of sbx_buf_reserve). */
 int sbx_buf_grow(sbx_buf *b, size_t extra);
@@ -14,11 +19,14 @@ int sbx_buf_grow(sbx_buf *b, size_t extra);
  * per cell. */
 static inline int sbx_buf_reserve(sbx_buf *b, size_t extra)
 {
+	assert(SBX_BUF_VALID(b));
 	return b->cap - b->len >= extra ? SBX_OK : sbx_buf_grow(b, extra);
 }
 
+/* REQUIRES: data != NULL unless len == 0. */
 static inline int sbx_buf_append(sbx_buf *b, const void *data, size_t len)
 {
+	assert(data || len == 0);
 	int rc = sbx_buf_reserve(b, len);
 	if (rc)
 		return rc;
@@ -38,6 +46,7 @@ static inline int sbx_buf_push(sbx_buf *b, uint8_t byte)
 
 static inline int sbx_buf_set(sbx_buf *b, const void *data, size_t len)
 {
+	assert(SBX_BUF_VALID(b));
 	b->len = 0;
 	return sbx_buf_append(b, data, len);
 }
@@ -50,6 +59,7 @@ int sbx_buf_printf(sbx_buf *b, const char *fmt, ...)
  * the comparison. */
 static inline bool sbx_bytes_eq(const void *a, const void *b, size_t n)
 {
+	assert((a && b) || n == 0); /* REQUIRES: both readable for n bytes */
 	const uint8_t *x = a, *y = b;
 	for (; n >= 8; n -= 8, x += 8, y += 8) {
 		uint64_t u, v;
@@ -66,6 +76,7 @@ static inline bool sbx_bytes_eq(const void *a, const void *b, size_t n)
 
 static inline void sbx_buf_clear(sbx_buf *b)
 {
+	assert(SBX_BUF_VALID(b));
 	b->len = 0;
 }
 

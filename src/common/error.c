@@ -5,6 +5,7 @@
  */
 #include "common/error.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ const char *sbx_errmsg(void)
 
 int sbx_error_set(int code, const char *fmt, ...)
 {
+	assert(code != SBX_OK && fmt);
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(last_error, sizeof last_error, fmt, ap);

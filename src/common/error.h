@@ -4,7 +4,8 @@
 
 #include "saltbox/common.h"
 
-/* Record a printf-style message for sbx_errmsg() and return `code`. */
+/* Record a printf-style message for sbx_errmsg() and return `code`.
+ * REQUIRES: code != SBX_OK (a message is for a failure), fmt != NULL. */
 int sbx_error_set(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -1,15 +1,10 @@
 /*
  * bulk.c - bulk load (HBase's HFileOutputFormat2 + completebulkload) on
- * RocksDB's SstFileWriter and IngestExternalFile.
- *
- * The writer keeps one SstFileWriter per family, opened on the first cell
- * of that family, with the options the family's column family has (block
- * size, compression, bloom filter and its row-prefix extractor), so loaded
- * files read like flushed ones. Keys are the engine's cell keys; each must
- * sort after the family's previous one, which is HBase's order. Loading
- * ingests each family's files with move semantics; the cells then get
- * RocksDB sequence numbers newer than everything in the table, while HBase's
- * semantics keep deciding by timestamp, as they are in the key.
+ * RocksDB's SstFileWriter and IngestExternalFile. One writer per family,
+ * with its column family's options, so loaded files read like flushed ones;
+ * each cell key must sort after the family's previous one (HBase's order).
+ * Ingested cells get newer RocksDB sequence numbers, but reads still decide
+ * by the timestamp in the key.
  */
 #include "common/buf.h"
 #include "common/error.h"

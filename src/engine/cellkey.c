@@ -6,6 +6,7 @@
  */
 #include "engine/cellkey.h"
 
+#include <assert.h>
 #include <string.h>
 
 int cellkey_put_escaped(sbx_buf *out, const uint8_t *p, size_t n)
@@ -39,21 +40,22 @@ int cellkey_encode(sbx_buf *out, const uint8_t *row, size_t row_len,
 		   const uint8_t *qual, size_t qual_len, int64_t ts,
 		   sbx_cell_type type)
 {
+	assert(ts >= 0);
 	int rc = cellkey_put_escaped(out, row, row_len);
 	if (!rc)
 		rc = cellkey_put_escaped(out, qual, qual_len);
 	if (!rc)
-		rc = sbx_buf_reserve(out, 9);
+		rc = sbx_buf_reserve(out, CELLKEY_TAIL_LEN);
 	if (rc)
 		return rc;
 	uint64_t inv = ~(uint64_t)ts;
 	uint8_t *d = out->data + out->len;
-	for (int i = 7; i >= 0; i--) {
+	for (int i = CELLKEY_TS_LEN - 1; i >= 0; i--) {
 		d[i] = (uint8_t)(inv & 0xFF);
 		inv >>= 8;
 	}
-	d[8] = (uint8_t)(0xFF - (uint8_t)type);
-	out->len += 9;
+	d[CELLKEY_TS_LEN] = (uint8_t)(0xFF - (uint8_t)type);
+	out->len += CELLKEY_TAIL_LEN;
 	return SBX_OK;
 }
 
@@ -130,7 +132,7 @@ int cellkey_decode(const uint8_t *key, size_t key_len, sbx_buf *row,
 		return SBX_EIO;
 	size_t q = qual ? cellkey_unescape(key + r, key_len - r, qual)
 			: segment_len(key + r, key_len - r);
-	if (!q || r + q + 9 != key_len)
+	if (!q || r + q + CELLKEY_TAIL_LEN != key_len)
 		return SBX_EIO;
 	parts->row_prefix_len = r;
 	parts->qual_prefix_len = r + q;

@@ -10,6 +10,12 @@
 
 #include "common/buf.h"
 
+/* The tail that ends every cell key: BE64(~ts), then 0xFF - type. */
+#define CELLKEY_TS_LEN 8
+#define CELLKEY_TAIL_LEN (CELLKEY_TS_LEN + 1)
+/* E(x) of the empty string: just the terminator 00 01. */
+#define CELLKEY_EMPTY_SEGMENT_LEN 2
+
 /* Append esc(bytes) 00 01 to out. */
 int cellkey_put_escaped(sbx_buf *out, const uint8_t *p, size_t n);
 
@@ -58,7 +64,7 @@ static inline size_t cellkey_segment(const uint8_t *p, size_t n,
 	return cellkey_row_prefix_len(p, n);
 }
 
-/* The timestamp and type in the 9 bytes that end a cell key. */
+/* The timestamp and type in the CELLKEY_TAIL_LEN bytes that end a key. */
 static inline void cellkey_tail(const uint8_t *t, int64_t *ts,
 				sbx_cell_type *type)
 {
@@ -68,11 +74,11 @@ static inline void cellkey_tail(const uint8_t *t, int64_t *ts,
 	inv = __builtin_bswap64(inv);
 #else
 	inv = 0;
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < CELLKEY_TS_LEN; i++)
 		inv = (inv << 8) | t[i];
 #endif
 	*ts = (int64_t)~inv;
-	*type = (sbx_cell_type)(0xFF - t[8]);
+	*type = (sbx_cell_type)(0xFF - t[CELLKEY_TS_LEN]);
 }
 
 /* Unescape one E(x) segment starting at p; returns bytes consumed (0 on

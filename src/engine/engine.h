@@ -3,6 +3,9 @@
  * instance per database directory, one RocksDB column family per table
  * family, a catalog of tables kept in the default column family, and
  * striped row locks that make each row's mutations atomic and ordered.
+ * The functions each file offers the others follow, file by file; the
+ * files call each other without a circle (util, cellkey and matcher at the
+ * bottom, backend.c at the top).
  */
 #ifndef SBX_ENGINE_ENGINE_H
 #define SBX_ENGINE_ENGINE_H
@@ -11,13 +14,38 @@
 #include "saltbox/db.h"
 #include "saltbox/regions.h"
 #include "saltbox/table.h"
+#include "model/names.h"
 
+#include <assert.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <rocksdb/c.h>
 #include <stdatomic.h>
 
 #define ENGINE_ROW_STRIPES 1024
+
+/* Debug checks of "REQUIRES: ... held": the lock is held (by this thread,
+ * as the callers are written; pthreads cannot tell by whom). */
+#define ASSERT_LOCKED(mutex) assert(pthread_mutex_trylock(mutex) == EBUSY)
+#define ASSERT_RWLOCKED(rwlock)                                               \
+	assert(pthread_rwlock_trywrlock(rwlock) == EBUSY)
+
+/* A family's column family name, "t<table id>.f<n>" (at most 34 bytes). */
+#define CF_NAME_CAP 64
+
+/* Room for any catalog key with its NUL: the longest is
+ * "regions:<ns>:<qualifier>" with both names SBX_MAX_TABLE_NAME long. */
+#define CATALOG_REGIONS_PREFIX "regions:"
+#define CATALOG_KEY_CAP                                                       \
+	(sizeof CATALOG_REGIONS_PREFIX + 2 * SBX_MAX_TABLE_NAME + 1)
+
+/* A region's split check runs after every check_every bytes written to
+ * it: 1/SPLIT_CHECK_DIVISOR of its split threshold, kept between the
+ * floor and the ceiling (a new region starts at the floor). */
+#define SPLIT_CHECK_DIVISOR 16
+#define SPLIT_CHECK_FLOOR_BYTES ((uint64_t)4096)
+#define SPLIT_CHECK_CEILING_BYTES ((uint64_t)64 << 20)
 
 /* Garbage-collection parameters of a family, read by compaction filters
  * running on background threads; updated by alter under `lock`. */
@@ -32,7 +60,7 @@ typedef struct gc_params {
 typedef struct family {
 	atomic_int refs;
 	sbx_family_desc desc; /* changes only under the table's write lock */
-	char cf_name[64];
+	char cf_name[CF_NAME_CAP];
 	rocksdb_column_family_handle_t *cf;
 	gc_params *gc; /* owned by the CF's compaction filter factory */
 	struct engine *eng;
@@ -59,6 +87,12 @@ typedef struct region {
 
 #define ENGINE_MAX_SERVERS 256
 
+/* Memory a closed reader leaves in its table for the next read (read.c).
+ * It knows how to free itself, so tables.c stays below the read path. */
+typedef struct parked_reader {
+	void (*release)(struct parked_reader *p);
+} parked_reader;
+
 typedef struct table {
 	atomic_int refs;
 	pthread_rwlock_t lock; /* read: data operations; write: admin */
@@ -80,7 +114,7 @@ typedef struct table {
 	 * first result starts that large instead of growing cell by cell. */
 	_Atomic size_t row_bytes_hint, row_cells_hint;
 	/* A closed reader's memory, parked for the next read (read.c). */
-	_Atomic(struct reader *) spare_reader;
+	_Atomic(parked_reader *) spare_reader;
 } table;
 
 typedef struct engine {
@@ -96,6 +130,7 @@ typedef struct engine {
 	_Atomic(rocksdb_writebatch_t *) spare_wb;
 	sbx_db_options opts;
 	char *path; /* the database directory (snapshots live below it) */
+	int dirlock_fd; /* DIR/saltbox.pid under flock (dirlock.c), or -1 */
 
 	pthread_mutex_t admin_lock;    /* serializes schema changes */
 	pthread_rwlock_t catalog_lock; /* guards tables[] and namespaces[] */
@@ -121,33 +156,85 @@ typedef struct table_handle {
 	table *t;
 } table_handle;
 
-/* ---- engine.c ---- */
+/* ---- util.c: the clock, RocksDB errors, the operation trace ---- */
+/* Wall-clock milliseconds: the engine's one read of the time. */
 int64_t engine_now_ms(void);
+/* SBX_EIO with "what: err" as the message; frees err (may be NULL). */
+int engine_rocks_error(char *err, const char *what);
+/* Append `op<TAB>row` to the operation trace, if one is open. */
+void engine_trace(engine *e, const char *op, const uint8_t *row, size_t len);
+
+/* ---- tables.c: table and family objects, the engine's lists ---- */
+/* A family object with one reference; NULL on ENOMEM. */
+family *family_new(engine *e, const sbx_family_desc *d, const char *cf_name);
 void family_unref(family *f);
+/* An enabled table object with one reference and no families; NULL on
+ * ENOMEM. */
+table *table_new(const char *ns, const char *q);
+/* Dropping the last reference frees the families, regions and any
+ * parked reader. */
 void table_unref(table *t);
-/* Find a family of t by name (caller holds t->lock). */
+void region_free(region *r);
+/* Find a family of t by name (REQUIRES: t->lock held, or t unpublished). */
 family *table_family(const table *t, const char *name);
+/* Insert f in name order, taking over the caller's reference.
+ * REQUIRES: t has no family of that name. */
+int table_add_family(table *t, family *f);
+/* Take f out of t's list (keeps order); the reference passes to the
+ * caller. */
+void table_remove_family(table *t, const family *f);
 /* Lock t for a data operation: read lock + dropped/enabled checks. On
  * success the caller must pthread_rwlock_unlock(&t->lock). */
 int table_lock_for_data(table *t, bool need_enabled);
-int engine_rocks_error(char *err, const char *what);
+/* The engine's lists. Readers hold catalog_lock or admin_lock; writers
+ * hold both (catalog_lock for writing), or own e alone while it opens. */
+table *engine_find_table(engine *e, const char *ns, const char *q);
+bool engine_has_namespace(engine *e, const char *ns);
+int engine_add_namespace(engine *e, const char *ns);
+void engine_remove_namespace(engine *e, const char *ns);
+int engine_add_table(engine *e, table *t);
+void engine_remove_table(engine *e, table *t);
+/* Look up a table by user name ("t" or "ns:t") and take a reference. */
+int engine_table_get(table **out, engine *e, const char *name);
+/* A step on one table. The const arg may carry results back (cast). */
+typedef int (*table_fn)(engine *e, table *t, const void *arg);
+/* fn under the admin lock and the table's write lock (schema changes).
+ * REQUIRES: the caller holds neither. */
+int engine_with_table_admin(engine *e, const char *name, table_fn fn,
+			    const void *arg);
+/* fn under the table's read lock. */
+int engine_with_table_read(engine *e, const char *name, table_fn fn,
+			   const void *arg);
 
-/* ---- snapshot.c (include/saltbox/db.h) ---- */
-int engine_snapshot_create(void *e, const char *table, const char *name);
-int engine_snapshot_list(sbx_snapshot_info **out, size_t *n, void *e);
-int engine_snapshot_clone(void *e, const char *name, const char *table);
-int engine_snapshot_restore(void *e, const char *name);
-int engine_snapshot_delete(void *e, const char *name);
+/* ---- meta.c: the catalog's records ---- */
+int engine_meta_put(engine *e, const char *key, const char *value);
+int engine_meta_delete(engine *e, const char *key);
+/* The record keys "ns:<ns>", "table:<ns>:<q>" and "regions:<ns>:<q>". */
+void catalog_ns_key(char out[CATALOG_KEY_CAP], const char *ns);
+void catalog_table_key(char out[CATALOG_KEY_CAP], const table *t);
+void catalog_regions_key(char out[CATALOG_KEY_CAP], const table *t);
+/* Write t's table record / the next table id. */
+int catalog_save_table(engine *e, const table *t);
+int catalog_save_next_id(engine *e);
+/* Read the namespace, table and next-id records of db into e's lists
+ * (the tables' column family handles stay unset). REQUIRES: e not yet
+ * shared with any other thread. */
+int catalog_load(engine *e, rocksdb_t *db,
+		 rocksdb_column_family_handle_t *meta);
 
-/* ---- bulk.c (include/saltbox/bulk.h) ---- */
-int engine_bulk_open(void **w, void *e, const char *table, const char *dir);
-int engine_bulk_put(void *w, const uint8_t *row, size_t row_len,
-		    const char *family, const uint8_t *qual, size_t qual_len,
-		    int64_t ts, const uint8_t *value, size_t value_len);
-uint64_t engine_bulk_count(const void *w);
-int engine_bulk_finish(void *w);
-void engine_bulk_abort(void *w);
-int engine_bulk_load(void *e, const char *table, const char *dir);
+/* ---- dirlock.c: one process per store directory ---- */
+/* Lock DIR/saltbox.pid and write our pid; SBX_EBUSY naming the holder's
+ * pid if another process has it. *fd_out is -1 if no lock was taken. */
+int engine_dirlock_acquire(int *fd_out, const char *path);
+void engine_dirlock_release(int fd);
+/* engine_rocks_error(), but RocksDB's LOCK error says who holds DIR. */
+int engine_open_error(char *err, const char *path, const char *what);
+
+
+/* ---- gc.c: per-family RocksDB options ---- */
+rocksdb_options_t *family_rocks_options(engine *e, const sbx_family_desc *d,
+					gc_params **gc_out);
+void gc_params_update(gc_params *gc, const sbx_family_desc *d);
 
 /* ---- regions.c ---- */
 /* The region holding `row` (REQUIRES: t->lock held). */
@@ -155,7 +242,6 @@ region *region_for_row(const table *t, const uint8_t *row, size_t len);
 /* Count a write; true when the region is due a split check. */
 bool region_count_write(engine *e, region *r, uint64_t bytes, uint64_t cells);
 void region_count_read(engine *e, region *r, uint64_t bytes, bool filtered);
-void region_free(region *r);
 /* Drop t's regions from the placement counts and free them. REQUIRES:
  * admin_lock. */
 void regions_clear(engine *e, table *t);
@@ -178,27 +264,6 @@ int engine_load(sbx_region_load **out, size_t *n, void *db, const char *t,
 		size_t nbuckets);
 int engine_region_servers(void *db);
 
-/* ---- engine.c, shared with regions.c ---- */
-/* A step on one table. The const arg may carry results back (cast). */
-typedef int (*table_fn)(engine *e, table *t, const void *arg);
-/* fn under the admin lock and the table's write lock (schema changes). */
-int engine_with_table_admin(engine *e, const char *name, table_fn fn,
-			    const void *arg);
-/* fn under the table's read lock. */
-int engine_with_table_read(engine *e, const char *name, table_fn fn,
-			   const void *arg);
-int engine_meta_put(engine *e, const char *key, const char *value);
-int engine_meta_delete(engine *e, const char *key);
-int engine_table_get(table **out, engine *e, const char *name);
-
-/* Append `op<TAB>row` to the operation trace, if one is open. */
-void engine_trace(engine *e, const char *op, const uint8_t *row, size_t len);
-
-/* ---- gc.c: per-family RocksDB options ---- */
-rocksdb_options_t *family_rocks_options(engine *e, const sbx_family_desc *d,
-					gc_params **gc_out);
-void gc_params_update(gc_params *gc, const sbx_family_desc *d);
-
 /* ---- read.c ---- */
 typedef struct reader reader;
 /* A reader over rows [lower, upper) of table t (bounds as scan options).
@@ -207,17 +272,63 @@ typedef struct reader reader;
 int reader_open(reader **out, engine *e, table *t, const sbx_scan_opts *o);
 int reader_next(reader *r, sbx_result **out);
 void reader_close(reader *r);
-/* Free a parked reader's memory (table teardown). */
-void reader_free(reader *r);
-/* Read one row (get) with t->lock held. */
+/* Read one row (get). REQUIRES: t->lock held for reading. */
 int engine_read_row(sbx_result **out, engine *e, table *t, const uint8_t *row,
 		    size_t row_len, const sbx_read_opts *o);
 
-/* ---- write.c ---- */
+/* ---- write.c (the table API's mutate, batch, check-and-mutate) ---- */
 int engine_mutate(void *th, const sbx_mutation *m, sbx_result **out);
 int engine_batch(void *th, sbx_mutation *const *ms, size_t n, int *statuses);
 int engine_check_and_mutate(void *th, const sbx_check *check,
 			    const sbx_mutation *m, bool *succeeded,
 			    sbx_result **out);
+
+/* ---- data.c: table handles, get, scanners (the table API's) ---- */
+int engine_table_open(void **out, void *db, const char *name);
+void engine_table_close(void *th);
+int engine_get(sbx_result **out, void *th, const uint8_t *row, size_t row_len,
+	       const sbx_read_opts *o);
+int engine_scanner_open(void **out, void *th, const sbx_scan_opts *o);
+int engine_scanner_next(void *s, sbx_result **out);
+void engine_scanner_close(void *s);
+
+/* ---- schema.c: namespaces and tables (the table API's admin calls) ---- */
+int engine_ns_create(void *db, const char *ns);
+int engine_ns_drop(void *db, const char *ns);
+int engine_ns_list(char ***out, void *db);
+int engine_table_create(void *db, const char *name,
+			const sbx_family_desc *families, size_t n,
+			const sbx_bytes *splits, size_t nsplits);
+int engine_table_exists(void *db, const char *name, bool *exists);
+int engine_table_describe(sbx_table_info **out, void *db, const char *name);
+int engine_table_list(char ***out, void *db);
+int engine_alter_family(void *db, const char *name, const sbx_family_desc *d);
+int engine_delete_family(void *db, const char *name, const char *family);
+int engine_set_enabled(void *db, const char *name, bool enabled);
+int engine_is_enabled(void *db, const char *name, bool *enabled);
+int engine_truncate(void *db, const char *name);
+int engine_drop(void *db, const char *name);
+int engine_flush(void *db, const char *name);
+int engine_major_compact(void *db, const char *name);
+
+/* ---- snapshot.c (include/saltbox/db.h) ---- */
+int engine_snapshot_create(void *e, const char *table, const char *name);
+int engine_snapshot_list(sbx_snapshot_info **out, size_t *n, void *e);
+int engine_snapshot_clone(void *e, const char *name, const char *table);
+int engine_snapshot_restore(void *e, const char *name);
+int engine_snapshot_delete(void *e, const char *name);
+
+/* ---- bulk.c (include/saltbox/bulk.h) ---- */
+int engine_bulk_open(void **w, void *e, const char *table, const char *dir);
+int engine_bulk_put(void *w, const uint8_t *row, size_t row_len,
+		    const char *family, const uint8_t *qual, size_t qual_len,
+		    int64_t ts, const uint8_t *value, size_t value_len);
+uint64_t engine_bulk_count(const void *w);
+int engine_bulk_finish(void *w);
+void engine_bulk_abort(void *w);
+int engine_bulk_load(void *e, const char *table, const char *dir);
+
+/* ---- db.c (engine_open is in table/backend.h) ---- */
+void engine_close(void *db);
 
 #endif

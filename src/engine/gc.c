@@ -1,10 +1,9 @@
 /*
- * gc.c - per-family RocksDB options and the compaction filter that does
- * HBase's store-file garbage collection: expired cells (TTL, keeping
- * MIN_VERSIONS), versions beyond VERSIONS and cells masked by delete markers
- * are dropped in every compaction; the markers themselves only in a major
- * (full) compaction, as HBase's minor compactions retain deletes.
- * Keys arrive in sorted order, so one pass with per-row state suffices; the
+ * gc.c - per-family RocksDB options and the compaction filter doing HBase's
+ * store-file garbage collection: expired cells (TTL, keeping MIN_VERSIONS),
+ * versions beyond VERSIONS and masked cells go in every compaction, the
+ * markers themselves only in a major one (HBase's minor compactions keep
+ * deletes). Keys come sorted, so one pass with per-row state suffices; the
  * engine never enables subcompactions, which would split a row's state.
  */
 #include "engine/cellkey.h"

@@ -25,16 +25,6 @@ static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 	return c ? c : (al < bl ? -1 : al > bl);
 }
 
-void region_free(region *r)
-{
-	if (!r)
-		return;
-	sbx_buf_free(&r->start);
-	sbx_buf_free(&r->end);
-	free(r->slots);
-	free(r);
-}
-
 static region *region_new(engine *e, const uint8_t *s, size_t sl,
 			  const uint8_t *en, size_t el, uint64_t id, int server)
 {
@@ -50,7 +40,7 @@ static region *region_new(engine *e, const uint8_t *s, size_t sl,
 	}
 	r->id = id;
 	r->server = server;
-	atomic_init(&r->check_every, 4096);
+	atomic_init(&r->check_every, SPLIT_CHECK_FLOOR_BYTES);
 	return r;
 }
 
@@ -358,8 +348,8 @@ int regions_from_json(engine *e, table *t, const char *s, size_t n)
 
 int regions_save(engine *e, const table *t)
 {
-	char key[600];
-	snprintf(key, sizeof key, "regions:%s:%s", t->ns, t->qualifier);
+	char key[CATALOG_KEY_CAP];
+	catalog_regions_key(key, t);
 	char *json = regions_to_json(t);
 	if (!json)
 		return SBX_ENOMEM_SET();
@@ -721,11 +711,11 @@ void regions_maybe_split(engine *e, table *t, const uint8_t *row, size_t len)
 	for (size_t i = 0; i < t->nregions; i++)
 		on_server += t->regions[i]->server == r->server;
 	uint64_t thr = sbx_split_threshold(&t->policy, on_server);
-	uint64_t every = thr / 16;
-	if (every < 4096)
-		every = 4096;
-	if (every > (64u << 20))
-		every = 64u << 20;
+	uint64_t every = thr / SPLIT_CHECK_DIVISOR;
+	if (every < SPLIT_CHECK_FLOOR_BYTES)
+		every = SPLIT_CHECK_FLOOR_BYTES;
+	if (every > SPLIT_CHECK_CEILING_BYTES)
+		every = SPLIT_CHECK_CEILING_BYTES;
 	atomic_store(&r->check_every, every);
 	bool check = atomic_load(&r->since_check) >= every;
 	uint64_t size = 0, id = r->id;

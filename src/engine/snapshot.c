@@ -1,26 +1,16 @@
 /*
- * snapshot.c - HBase's table snapshots on RocksDB checkpoints.
- *
- * A snapshot is a directory DBDIR/snapshots/NAME holding a checkpoint of the
- * whole RocksDB instance (checkpoint/: store files hard-linked, memtables
- * flushed first, so it is one consistent moment) and snapshot.json: the
- * table's name, its families with their attributes and column family names,
- * and its region start keys. It is built under snapshots/.NAME.tmp and
- * renamed into place, so a crash never leaves half a snapshot under a name.
- *
- * Clone opens the checkpoint read-only with the table's column families and
- * copies every cell key and value as they are (markers and versions too)
- * into a new table created with the recorded schema and regions. Restore is
- * HBase's: the table must be disabled; it is replaced by a clone of the
- * snapshot under its own name and left disabled. A failsafe snapshot of the
- * current table is taken first and put back if the clone fails.
+ * snapshot.c - HBase's table snapshots on RocksDB checkpoints. A snapshot is
+ * DBDIR/snapshots/NAME: a checkpoint of the whole instance (memtables flushed,
+ * store files hard-linked: one consistent moment) and snapshot.json (table,
+ * families with attributes and column family names, region start keys). It is
+ * built under snapshots/.NAME.tmp and renamed into place, so a crash never
+ * leaves half a snapshot under a name.
  */
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "engine/catalog.h"
 #include "engine/engine.h"
-#include "model/backend.h"
 #include "saltbox/rowkey.h"
 #include "model/names.h"
 
@@ -37,7 +27,7 @@
 
 typedef struct snap_family {
 	sbx_family_desc desc;
-	char cf_name[64];
+	char cf_name[CF_NAME_CAP];
 } snap_family;
 
 /* What snapshot.json records. */
@@ -411,12 +401,14 @@ static int copy_cells(engine *e, const snap_meta *m, const char *cpdir,
 /* Drop a table whatever its state (REQUIRES admin_lock not held). */
 static void drop_table(engine *e, const char *name)
 {
-	engine_backend_ops.table_set_enabled(e, name, false);
-	engine_backend_ops.table_drop(e, name);
+	engine_set_enabled(e, name, false);
+	engine_drop(e, name);
 }
 
-/* Create `table` from snapshot `name`: schema, regions, cells. On failure
- * the new table is dropped again. */
+/* Create `table` from snapshot `name`: a new table with the recorded schema
+ * and regions, and every cell key and value of the checkpoint's column
+ * families copied as they are (markers and versions too). On failure the
+ * new table is dropped again. */
 static int clone_as(engine *e, const char *name, const char *table_name)
 {
 	snap_meta m;
@@ -430,8 +422,8 @@ static int clone_as(engine *e, const char *name, const char *table_name)
 	}
 	for (size_t i = 0; i < m.nfams; i++)
 		descs[i] = m.fams[i].desc;
-	rc = engine_backend_ops.table_create(e, table_name, descs, m.nfams,
-					     m.splits, m.nsplits);
+	rc = engine_table_create(e, table_name, descs, m.nfams, m.splits,
+				 m.nsplits);
 	free(descs);
 	table *t = NULL;
 	if (!rc)
@@ -445,7 +437,7 @@ static int clone_as(engine *e, const char *name, const char *table_name)
 	if (rc && t)
 		drop_table(e, table_name);
 	if (!rc) /* store files, so split checks and sizes see the cells */
-		rc = engine_backend_ops.table_flush(e, table_name);
+		rc = engine_flush(e, table_name);
 	sbx_buf_free(&cp);
 	meta_free(&m);
 	return rc;
@@ -459,6 +451,9 @@ int engine_snapshot_clone(void *p, const char *name, const char *table)
 	return clone_as(e, name, table);
 }
 
+/* HBase's restore: the table must be disabled; it is replaced by a clone of
+ * the snapshot under its own name and left disabled. A failsafe snapshot of
+ * the table as it is is taken first and put back if the clone fails. */
 int engine_snapshot_restore(void *p, const char *name)
 {
 	engine *e = p;
@@ -469,9 +464,9 @@ int engine_snapshot_restore(void *p, const char *name)
 	if (rc)
 		return rc;
 	bool exists = false, enabled = false;
-	rc = engine_backend_ops.table_exists(e, m.table, &exists);
+	rc = engine_table_exists(e, m.table, &exists);
 	if (!rc && exists)
-		rc = engine_backend_ops.table_is_enabled(e, m.table, &enabled);
+		rc = engine_is_enabled(e, m.table, &enabled);
 	if (!rc && enabled)
 		rc = sbx_error_set(SBX_ENOTDISABLED,
 				   "table '%s' must be disabled to restore "
@@ -496,15 +491,13 @@ int engine_snapshot_restore(void *p, const char *name)
 			char msg[512];
 			snprintf(msg, sizeof msg, "%s", sbx_errmsg());
 			if (clone_as(e, failsafe, m.table) == SBX_OK)
-				engine_backend_ops.table_set_enabled(e, m.table,
-								     false);
+				engine_set_enabled(e, m.table, false);
 			rc = sbx_error_set(saved,
 					   "%s (the table is back as it was; "
 					   "snapshot '%s' keeps it too)",
 					   msg, failsafe);
 		} else {
-			rc = engine_backend_ops.table_set_enabled(e, m.table,
-								  false);
+			rc = engine_set_enabled(e, m.table, false);
 			engine_snapshot_delete(e, failsafe);
 		}
 	}

@@ -12,9 +12,14 @@
 #include "model/result.h"
 #include "model/rules.h"
 
+#include <assert.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
+
+/* An increment's counter: 8 bytes, big-endian (HBase's Bytes.toLong). */
+#define COUNTER_LEN 8
 
 static unsigned stripe_of(const uint8_t *row, size_t n)
 {
@@ -24,6 +29,7 @@ static unsigned stripe_of(const uint8_t *row, size_t n)
 /* REQUIRES: stripe lock s held. */
 static int64_t next_ts(engine *e, unsigned s)
 {
+	ASSERT_LOCKED(&e->stripe_lock[s]);
 	int64_t now = engine_now_ms();
 	int64_t ts = e->stripe_ts[s] + 1;
 	if (now > ts)
@@ -113,167 +119,230 @@ typedef struct rmw_value {
 	int64_t ts;
 } rmw_value;
 
-static rmw_value *find_rmw(rmw_value *vals, size_t n, const sbx_mutation *m,
-			   const mut_op *op)
+/* One row's mutation on its way into a write batch. */
+typedef struct row_batch {
+	engine *e;
+	table *t;
+	const sbx_mutation *m;
+	rocksdb_writebatch_t *wb;
+	sbx_buf key;     /* the cell key being written */
+	sbx_buf cur;     /* a column's value read back (deletes, rmw) */
+	rmw_value *vals; /* increments' and appends' results, in op order */
+	size_t nvals;
+} row_batch;
+
+static rmw_value *find_rmw(const row_batch *b, const mut_op *op)
 {
-	for (size_t i = n; i-- > 0;) {
-		const mut_op *o = vals[i].op;
+	const sbx_mutation *m = b->m;
+	for (size_t i = b->nvals; i-- > 0;) {
+		const mut_op *o = b->vals[i].op;
 		if (o->family_len == op->family_len &&
 		    o->qual_len == op->qual_len &&
 		    !memcmp(mut_family(m, o), mut_family(m, op), op->family_len) &&
 		    !memcmp(mut_qual(m, o), mut_qual(m, op), op->qual_len))
-			return &vals[i];
+			return &b->vals[i];
 	}
 	return NULL;
 }
 
-static int put_cell(rocksdb_writebatch_t *wb, sbx_buf *key, family *f,
-		    const uint8_t *row, size_t rl, const uint8_t *q, size_t ql,
+/* Write one cell of the row to family f. */
+static int put_cell(row_batch *b, family *f, const uint8_t *q, size_t ql,
 		    int64_t ts, sbx_cell_type type, const uint8_t *v, size_t vl)
 {
-	key->len = 0;
-	int rc = cellkey_encode(key, row, rl, q, ql, ts, type);
+	b->key.len = 0;
+	int rc = cellkey_encode(&b->key, mut_row(b->m), b->m->row_len, q, ql,
+				ts, type);
 	if (rc)
 		return rc;
-	rocksdb_writebatch_put_cf(wb, f->cf, (const char *)key->data, key->len,
-				  (const char *)v, vl);
+	rocksdb_writebatch_put_cf(b->wb, f->cf, (const char *)b->key.data,
+				  b->key.len, (const char *)v, vl);
 	return SBX_OK;
 }
 
-/* Add m's cells to wb. REQUIRES: row stripe lock and t->lock (read) held. */
+/* The family an operation names (check_mutation made sure it exists). */
+static family *op_family(const row_batch *b, const mut_op *op)
+{
+	family *f = table_family(b->t, mut_family(b->m, op));
+	assert(f);
+	return f;
+}
+
+static int add_put(row_batch *b, const mut_op *op, int64_t ts)
+{
+	return put_cell(b, op_family(b, op), mut_qual(b->m, op), op->qual_len,
+			ts, SBX_CELL_PUT, mut_value(b->m, op), op->value_len);
+}
+
+/* A delete marker of any of the four kinds. A Delete of the newest
+ * version looks that version up, as HBase's prepareDeleteTimestamps. */
+static int add_delete(row_batch *b, const mut_op *op, int64_t ts)
+{
+	family *f = op_family(b, op);
+	const uint8_t *q = mut_qual(b->m, op);
+	if (op->del_type == SBX_CELL_DELETE && op->ts == SBX_LATEST_TIMESTAMP) {
+		bool found;
+		int64_t newest;
+		int rc = read_column(b->e, b->t, mut_row(b->m), b->m->row_len,
+				     f->desc.name, q, op->qual_len, &found,
+				     &newest, &b->cur);
+		if (rc)
+			return rc;
+		if (found)
+			ts = newest;
+	}
+	return put_cell(b, f, q, op->qual_len, ts, op->del_type, NULL, 0);
+}
+
+/* Delete the whole row: a DeleteFamily marker in every family. */
+static int add_delete_row(row_batch *b, const mut_op *op, int64_t ts)
+{
+	(void)op;
+	int rc = SBX_OK;
+	for (size_t i = 0; !rc && i < b->t->nfams; i++)
+		rc = put_cell(b, b->t->fams[i], NULL, 0, ts,
+			      SBX_CELL_DELETE_FAMILY, NULL, 0);
+	return rc;
+}
+
+/* Read-modify-write, first half: the column's current value into b->cur
+ * (one produced earlier in this mutation, else the stored one) and *ts
+ * raised above its timestamp (HBase: max(now, old ts + 1)). */
+static int rmw_read(row_batch *b, const mut_op *op, const family *f,
+		    int64_t *ts, rmw_value **prev, bool *found)
+{
+	*prev = find_rmw(b, op);
+	*found = *prev != NULL;
+	int64_t cts = *prev ? (*prev)->ts : 0;
+	b->cur.len = 0;
+	int rc = *prev ? sbx_buf_set(&b->cur, (*prev)->value.data,
+				     (*prev)->value.len)
+		       : read_column(b->e, b->t, mut_row(b->m), b->m->row_len,
+				     f->desc.name, mut_qual(b->m, op),
+				     op->qual_len, found, &cts, &b->cur);
+	if (!rc && *found && cts >= *ts)
+		*ts = cts + 1;
+	return rc;
+}
+
+/* Second half: write b->cur as the new version and keep it for the
+ * result and for a later operation on the same column. */
+static int rmw_write(row_batch *b, const mut_op *op, family *f, int64_t ts,
+		     rmw_value *prev)
+{
+	int rc = put_cell(b, f, mut_qual(b->m, op), op->qual_len, ts,
+			  SBX_CELL_PUT, b->cur.data, b->cur.len);
+	if (rc)
+		return rc;
+	if (!prev) {
+		rmw_value *v = realloc(b->vals, (b->nvals + 1) * sizeof *v);
+		if (!v)
+			return SBX_ENOMEM_SET();
+		b->vals = v;
+		prev = &b->vals[b->nvals++];
+		memset(prev, 0, sizeof *prev);
+	}
+	prev->op = op;
+	prev->ts = ts;
+	return sbx_buf_set(&prev->value, b->cur.data, b->cur.len);
+}
+
+/* Increment: the value is an 8-byte big-endian counter (absent = 0). */
+static int add_increment(row_batch *b, const mut_op *op, int64_t ts)
+{
+	family *f = op_family(b, op);
+	rmw_value *prev;
+	bool found;
+	int rc = rmw_read(b, op, f, &ts, &prev, &found);
+	if (rc)
+		return rc;
+	if (found && b->cur.len != COUNTER_LEN)
+		return sbx_error_set(SBX_EBADVALUE,
+				     "cannot increment %s:%.*s: the stored "
+				     "value is %zu bytes, not an 8-byte counter",
+				     f->desc.name, (int)op->qual_len,
+				     (const char *)mut_qual(b->m, op),
+				     b->cur.len);
+	uint64_t v = 0;
+	for (size_t i = 0; found && i < COUNTER_LEN; i++)
+		v = (v << 8) | b->cur.data[i];
+	v += (uint64_t)op->delta;
+	uint8_t be[COUNTER_LEN];
+	for (int i = COUNTER_LEN - 1; i >= 0; i--, v >>= 8)
+		be[i] = (uint8_t)v;
+	rc = sbx_buf_set(&b->cur, be, COUNTER_LEN);
+	return rc ? rc : rmw_write(b, op, f, ts, prev);
+}
+
+/* Append: the bytes go after the current value (absent = empty). */
+static int add_append(row_batch *b, const mut_op *op, int64_t ts)
+{
+	family *f = op_family(b, op);
+	rmw_value *prev;
+	bool found;
+	int rc = rmw_read(b, op, f, &ts, &prev, &found);
+	if (!rc)
+		rc = sbx_buf_append(&b->cur, mut_value(b->m, op),
+				    op->value_len);
+	if (rc)
+		return rc;
+	size_t max = b->e->opts.max_cell_size;
+	if (max && b->cur.len + b->m->row_len + op->qual_len > max)
+		return sbx_error_set(SBX_ETOOLARGE,
+				     "append would make %s:%.*s %zu bytes, "
+				     "over the maximum cell size",
+				     f->desc.name, (int)op->qual_len,
+				     (const char *)mut_qual(b->m, op),
+				     b->cur.len);
+	return rmw_write(b, op, f, ts, prev);
+}
+
+static int add_op(row_batch *b, const mut_op *op, int64_t ts)
+{
+	switch (op->kind) {
+	case MUT_PUT:
+		return add_put(b, op, ts);
+	case MUT_DELETE:
+		return add_delete(b, op, ts);
+	case MUT_DELETE_ROW:
+		return add_delete_row(b, op, ts);
+	case MUT_INCREMENT:
+		return add_increment(b, op, ts);
+	case MUT_APPEND:
+		return add_append(b, op, ts);
+	}
+	assert(!"unknown mutation kind");
+	return sbx_error_set(SBX_EINVAL, "unknown mutation kind %d",
+			     (int)op->kind);
+}
+
+/* Add m's cells to wb; with out, the result of its increments and
+ * appends. REQUIRES: m's row stripe lock and t->lock (read) held. */
 static int build_row_batch(engine *e, table *t, const sbx_mutation *m,
 			   int64_t now_ts, rocksdb_writebatch_t *wb,
 			   sbx_result *out)
 {
-	const uint8_t *row = mut_row(m);
-	size_t rl = m->row_len;
-	sbx_buf key = {0}, cur = {0};
-	rmw_value *vals = NULL;
-	size_t nvals = 0;
+	ASSERT_LOCKED(&e->stripe_lock[stripe_of(mut_row(m), m->row_len)]);
+	ASSERT_RWLOCKED(&t->lock);
+	row_batch b = {.e = e, .t = t, .m = m, .wb = wb};
 	int rc = SBX_OK;
 	for (size_t i = 0; !rc && i < m->nops; i++) {
 		const mut_op *op = &m->ops[i];
-		int64_t ts = op->ts == SBX_LATEST_TIMESTAMP ? now_ts : op->ts;
-		family *f = op->kind == MUT_DELETE_ROW
-				    ? NULL
-				    : table_family(t, mut_family(m, op));
-		const uint8_t *q = mut_qual(m, op);
-		switch (op->kind) {
-		case MUT_PUT:
-			rc = put_cell(wb, &key, f, row, rl, q, op->qual_len, ts,
-				      SBX_CELL_PUT, mut_value(m, op),
-				      op->value_len);
-			break;
-		case MUT_DELETE_ROW:
-			for (size_t j = 0; !rc && j < t->nfams; j++)
-				rc = put_cell(wb, &key, t->fams[j], row, rl,
-					      NULL, 0, ts,
-					      SBX_CELL_DELETE_FAMILY, NULL, 0);
-			break;
-		case MUT_DELETE:
-			if (op->del_type == SBX_CELL_DELETE &&
-			    op->ts == SBX_LATEST_TIMESTAMP) {
-				/* Delete of the newest version: look it up,
-				 * as HBase's prepareDeleteTimestamps. */
-				bool found;
-				int64_t cts;
-				rc = read_column(e, t, row, rl, f->desc.name, q,
-						 op->qual_len, &found, &cts, &cur);
-				if (!rc && found)
-					ts = cts;
-			}
-			if (!rc)
-				rc = put_cell(wb, &key, f, row, rl, q,
-					      op->qual_len, ts, op->del_type,
-					      NULL, 0);
-			break;
-		case MUT_INCREMENT:
-		case MUT_APPEND: {
-			rmw_value *prev = find_rmw(vals, nvals, m, op);
-			bool found = prev != NULL;
-			int64_t cts = prev ? prev->ts : 0;
-			cur.len = 0;
-			if (prev)
-				rc = sbx_buf_set(&cur, prev->value.data,
-						 prev->value.len);
-			else
-				rc = read_column(e, t, row, rl, f->desc.name, q,
-						 op->qual_len, &found, &cts,
-						 &cur);
-			if (rc)
-				break;
-			if (found && cts >= ts)
-				ts = cts + 1; /* HBase: max(now, old ts + 1) */
-			if (op->kind == MUT_INCREMENT) {
-				if (found && cur.len != 8) {
-					rc = sbx_error_set(
-						SBX_EBADVALUE,
-						"cannot increment %s:%.*s: the "
-						"stored value is %zu bytes, not "
-						"an 8-byte counter",
-						f->desc.name, (int)op->qual_len,
-						(const char *)q, cur.len);
-					break;
-				}
-				uint64_t v = 0;
-				for (size_t b = 0; found && b < 8; b++)
-					v = (v << 8) | cur.data[b];
-				v += (uint64_t)op->delta;
-				uint8_t be[8];
-				for (int b = 7; b >= 0; b--, v >>= 8)
-					be[b] = (uint8_t)v;
-				rc = sbx_buf_set(&cur, be, 8);
-			} else {
-				rc = sbx_buf_append(&cur, mut_value(m, op),
-						    op->value_len);
-				if (!rc && e->opts.max_cell_size &&
-				    cur.len + rl + op->qual_len >
-					    e->opts.max_cell_size)
-					rc = sbx_error_set(
-						SBX_ETOOLARGE,
-						"append would make %s:%.*s %zu "
-						"bytes, over the maximum cell "
-						"size",
-						f->desc.name, (int)op->qual_len,
-						(const char *)q, cur.len);
-			}
-			if (rc)
-				break;
-			rc = put_cell(wb, &key, f, row, rl, q, op->qual_len, ts,
-				      SBX_CELL_PUT, cur.data, cur.len);
-			if (rc)
-				break;
-			if (!prev) {
-				rmw_value *nv = realloc(vals, (nvals + 1) *
-								      sizeof *nv);
-				if (!nv) {
-					rc = SBX_ENOMEM_SET();
-					break;
-				}
-				vals = nv;
-				prev = &vals[nvals++];
-				memset(prev, 0, sizeof *prev);
-			}
-			prev->op = op;
-			prev->ts = ts;
-			rc = sbx_buf_set(&prev->value, cur.data, cur.len);
-			break;
-		}
-		}
+		rc = add_op(&b, op,
+			    op->ts == SBX_LATEST_TIMESTAMP ? now_ts : op->ts);
 	}
 	/* The result holds each counter's final value once, in op order. */
-	for (size_t i = 0; !rc && out && i < nvals; i++) {
-		const mut_op *op = vals[i].op;
+	for (size_t i = 0; !rc && out && i < b.nvals; i++) {
+		const mut_op *op = b.vals[i].op;
 		rc = result_add(out, mut_family(m, op), op->family_len,
-				mut_qual(m, op), op->qual_len, vals[i].ts,
-				SBX_CELL_PUT, vals[i].value.data,
-				vals[i].value.len);
+				mut_qual(m, op), op->qual_len, b.vals[i].ts,
+				SBX_CELL_PUT, b.vals[i].value.data,
+				b.vals[i].value.len);
 	}
-	for (size_t i = 0; i < nvals; i++)
-		sbx_buf_free(&vals[i].value);
-	free(vals);
-	sbx_buf_free(&key);
-	sbx_buf_free(&cur);
+	for (size_t i = 0; i < b.nvals; i++)
+		sbx_buf_free(&b.vals[i].value);
+	free(b.vals);
+	sbx_buf_free(&b.key);
+	sbx_buf_free(&b.cur);
 	return rc;
 }
 

@@ -95,6 +95,7 @@ void sbx_comparator_free(sbx_comparator *c)
 
 sbx_comparator *flt_comparator_clone(const sbx_comparator *c)
 {
+	assert(c);
 	sbx_comparator *n = NULL;
 	if (sbx_comparator_new(&n, c->type, c->value, c->len))
 		return NULL;
@@ -185,6 +186,7 @@ int sbx_comparator_compare(sbx_comparator *c, const void *field, size_t len)
 bool flt_cmp_rejects(sbx_compare_op op, sbx_comparator *c, const void *field,
 		     size_t len)
 {
+	assert(c && (field || !len));
 	if (op == SBX_CMP_NO_OP)
 		return true;
 	int r = sbx_comparator_compare(c, field, len);
@@ -216,6 +218,7 @@ bool sbx_compare_passes(sbx_compare_op op, sbx_comparator *c,
 
 uint8_t *flt_dup(const void *p, size_t len, bool *ok)
 {
+	assert(ok && (p || !len));
 	uint8_t *d = malloc(len ? len : 1);
 	if (!d) {
 		*ok = false;
@@ -228,6 +231,7 @@ uint8_t *flt_dup(const void *p, size_t len, bool *ok)
 
 int flt_bytes_set(flt_bytes *b, const void *p, size_t len)
 {
+	assert(b);
 	bool ok = true;
 	uint8_t *d = flt_dup(p, len, &ok);
 	if (!ok)
@@ -241,6 +245,7 @@ int flt_bytes_set(flt_bytes *b, const void *p, size_t len)
 bool flt_hint_set(sbx_filter_hint *h, const uint8_t *row, size_t row_len,
 		  const uint8_t *qual, size_t qual_len)
 {
+	assert(h);
 	return sbx_buf_set(&h->row, row, row_len) == SBX_OK &&
 	       sbx_buf_set(&h->qualifier, qual, qual_len) == SBX_OK;
 }
@@ -248,6 +253,7 @@ bool flt_hint_set(sbx_filter_hint *h, const uint8_t *row, size_t row_len,
 int flt_hint_cmp(const sbx_filter_hint *a, const sbx_filter_hint *b,
 		 bool reversed)
 {
+	assert(a && b);
 	int c = flt_bytes_cmp(a->row.data, a->row.len, b->row.data, b->row.len);
 	if (c)
 		return reversed ? -c : c;
@@ -271,6 +277,7 @@ const flt_base *flt_builtin(const sbx_filter *f)
 
 int flt_make(sbx_filter **out, sbx_filter_ops ops, flt_base *state)
 {
+	assert(out && state && state->free_state);
 	ops.destroy = flt_destroy;
 	return sbx_filter_new(out, &ops, state);
 }

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "saltbox/filter.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,7 +46,7 @@ typedef struct flt_base {
 	void (*free_state)(void *state); /* releases the whole state */
 } flt_base;
 
-/* From hook.c. */
+/* From hook.c. REQUIRES: f != NULL (as every flt_ call on a filter). */
 void *flt_state_of(const sbx_filter *f);
 const sbx_filter_ops *flt_ops_of(const sbx_filter *f);
 
@@ -54,13 +55,16 @@ void flt_destroy(void *state);
 /* The built-in state of f, or NULL for a filter made from user callbacks. */
 const flt_base *flt_builtin(const sbx_filter *f);
 /* sbx_filter_new for a built-in state; ops->destroy is forced to
- * flt_destroy. The state is released on failure. */
+ * flt_destroy. The state is released on failure. REQUIRES: out and state
+ * non-NULL, state->free_state set. */
 int flt_make(sbx_filter **out, sbx_filter_ops ops, flt_base *state);
 
-/* Unsigned lexicographic comparison of two byte strings. */
+/* Unsigned lexicographic comparison of two byte strings.
+ * REQUIRES (and of flt_bytes_eq): a pointer unless its length is 0. */
 static inline int flt_bytes_cmp(const uint8_t *a, size_t alen,
 				const uint8_t *b, size_t blen)
 {
+	assert((a || !alen) && (b || !blen));
 	size_t n = alen < blen ? alen : blen;
 	int c = n ? memcmp(a, b, n) : 0;
 	if (c)
@@ -71,35 +75,41 @@ static inline int flt_bytes_cmp(const uint8_t *a, size_t alen,
 static inline bool flt_bytes_eq(const uint8_t *a, size_t alen,
 				const uint8_t *b, size_t blen)
 {
+	assert((a || !alen) && (b || !blen));
 	return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
 }
 
 /* A malloc'ed copy of len bytes (never NULL for len 0 unless out of
- * memory); *ok is cleared on failure. */
+ * memory); *ok is cleared on failure. REQUIRES: ok != NULL, p != NULL
+ * unless len is 0. */
 uint8_t *flt_dup(const void *p, size_t len, bool *ok);
 
-/* Fill a hint. Returns false (no hint) when out of memory. */
+/* Fill a hint. Returns false (no hint) when out of memory. REQUIRES: h
+ * != NULL, row and qual non-NULL unless their length is 0. */
 bool flt_hint_set(sbx_filter_hint *h, const uint8_t *row, size_t row_len,
 		  const uint8_t *qual, size_t qual_len);
 
 /* Order two hints taken at the same cell: by row in the scan direction,
- * then by qualifier ascending. */
+ * then by qualifier ascending. REQUIRES: a and b non-NULL. */
 int flt_hint_cmp(const sbx_filter_hint *a, const sbx_filter_hint *b,
 		 bool reversed);
 
 /* The comparator's field test, HBase CompareFilter.compare: true = the
- * field does NOT pass (filter it out). */
+ * field does NOT pass (filter it out). REQUIRES: c != NULL, field non-NULL
+ * unless len is 0. */
 bool flt_cmp_rejects(sbx_compare_op op, sbx_comparator *c, const void *field,
 		     size_t len);
 
-/* Comparator internals used by the JSON writer and the parser. */
+/* Comparator internals used by the JSON writer and the parser. REQUIRES:
+ * c != NULL. */
 sbx_comparator *flt_comparator_clone(const sbx_comparator *c);
 
-/* True if the cell is family:qualifier. */
+/* True if the cell is family:qualifier. REQUIRES: c != NULL. */
 static inline bool flt_cell_is_column(const sbx_cell *c, const char *family,
 				      size_t family_len, const uint8_t *qual,
 				      size_t qual_len)
 {
+	assert(c);
 	return flt_bytes_eq((const uint8_t *)c->family, c->family_len,
 			    (const uint8_t *)family, family_len) &&
 	       flt_bytes_eq(c->qualifier, c->qualifier_len, qual, qual_len);
@@ -115,7 +125,8 @@ typedef struct flt_bytes {
 	size_t len;
 } flt_bytes;
 
-/* Copy len bytes into b (allocates even for len 0). */
+/* Copy len bytes into b (allocates even for len 0). REQUIRES: b != NULL,
+ * p != NULL unless len is 0. */
 int flt_bytes_set(flt_bytes *b, const void *p, size_t len);
 
 /* PREFIX, COLUMN_PREFIX, INCLUSIVE_STOP */

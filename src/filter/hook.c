@@ -106,15 +106,18 @@ bool sbx_filter_has_filter_row(const sbx_filter *f)
 /* Internal (filter_int.h): how built-in filters recognise each other. */
 void *flt_state_of(const sbx_filter *f)
 {
+	assert(f);
 	return f->state;
 }
 
 const sbx_filter_ops *flt_ops_of(const sbx_filter *f)
 {
+	assert(f);
 	return &f->ops;
 }
 
 void flt_set_has_filter_row(sbx_filter *f, bool has_filter_row)
 {
+	assert(f);
 	f->ops.has_filter_row = has_filter_row;
 }

@@ -32,6 +32,7 @@ double kv_zeta(uint64_t n, double theta)
 
 uint64_t kv_zipf(uint64_t n, double theta, double zeta_n, double u)
 {
+	assert(u >= 0 && u < 1);
 	if (n <= 1)
 		return 0;
 	double uz = u * zeta_n;
@@ -88,6 +89,7 @@ static bool type_has_input(const char *type, const char *name)
 
 bool kv_design_uses(const sbx_keydesign *design, const char *name)
 {
+	assert(design && name);
 	size_t n = sbx_keydesign_elem_count(design);
 	for (size_t i = 0; i < n; i++) {
 		sbx_keyelem_info e;
@@ -479,6 +481,7 @@ int sbx_workload_iter_next(sbx_workload_iter *it, sbx_workload_op *op)
 int kv_record_key(sbx_workload_iter *it, uint64_t k, const uint8_t **key,
 		  size_t *len)
 {
+	assert(it && it->d && !it->w->is_trace && key && len);
 	int rc = gen_record(it, k);
 	*key = it->key.data;
 	*len = it->key.len;
@@ -487,6 +490,7 @@ int kv_record_key(sbx_workload_iter *it, uint64_t k, const uint8_t **key,
 
 void kv_iter_seek(sbx_workload_iter *it, uint64_t i)
 {
+	assert(it && it->w->is_trace && i <= it->w->ops);
 	it->i = i;
 }
 

@@ -3,6 +3,7 @@
 #ifndef SBX_KEYVIZ_INT_H
 #define SBX_KEYVIZ_INT_H
 
+#include <assert.h>
 #include "saltbox/keyviz.h"
 
 typedef enum kv_gen_kind {
@@ -79,7 +80,8 @@ struct sbx_workload {
 
 /* YCSB's zeta(n, theta), exact for small n and by Euler-Maclaurin above. */
 double kv_zeta(uint64_t n, double theta);
-/* A zipfian draw in [0, n) (0 most popular), u uniform in [0, 1). */
+/* A zipfian draw in [0, n) (0 most popular), u uniform in [0, 1).
+ * REQUIRES: 0 <= u < 1, zeta_n = kv_zeta(n, theta). */
 uint64_t kv_zipf(uint64_t n, double theta, double zeta_n, double u);
 /* splitmix64 */
 static inline uint64_t kv_mix64(uint64_t x)
@@ -95,16 +97,18 @@ static inline double kv_unit(uint64_t r)
 }
 
 /* Whether `design` reads field `name` (as a key field or a hash/salt
- * input). */
+ * input). REQUIRES: design and name non-NULL. */
 bool kv_design_uses(const sbx_keydesign *design, const char *name);
 
 /* The key of record k through the iterator's design (borrowed until the
- * next call). Generated workloads only. */
+ * next call). REQUIRES: a generated workload's iterator (it has a design,
+ * not a trace); key and len non-NULL. */
 int kv_record_key(sbx_workload_iter *it, uint64_t k, const uint8_t **key,
 		  size_t *len);
 /* Records the run is expected to hold at its end (preload + puts). */
 uint64_t kv_iter_expected_records(const sbx_workload_iter *it);
-/* Traces: the next operation returned is line-op i. */
+/* Traces: the next operation returned is line-op i. REQUIRES: a trace's
+ * iterator, i <= its operation count. */
 void kv_iter_seek(sbx_workload_iter *it, uint64_t i);
 
 #endif

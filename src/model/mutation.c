@@ -8,6 +8,7 @@
 #include "model/names.h"
 #include "model/rules.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,13 +44,17 @@ void sbx_mutation_free(sbx_mutation *m)
 
 void sbx_mutation_set_durability(sbx_mutation *m, sbx_durability d)
 {
+	assert(m); /* REQUIRES: a mutation */
 	m->durability = d;
 }
 
+/* Record one operation. REQUIRES: m != NULL with its ops within cap
+ * (every builder call; the caller's arguments are checked here). */
 static int add_op(sbx_mutation *m, mut_kind kind, const char *family,
 		  const void *qual, size_t qual_len, const void *value,
 		  size_t value_len, int64_t ts)
 {
+	assert(m && m->nops <= m->cap);
 	if (family) {
 		int rc = names_check_family(family);
 		if (rc)

@@ -8,6 +8,8 @@
 #include "common/buf.h"
 #include "saltbox/table.h"
 
+#include <assert.h>
+
 typedef enum mut_kind {
 	MUT_PUT,
 	MUT_DELETE,     /* del_type says which marker */
@@ -35,20 +37,27 @@ struct sbx_mutation {
 	bool has_rmw; /* increments, appends or latest-version deletes */
 };
 
+/* The bytes of a mutation's row and of its operations' arguments.
+ * REQUIRES: m != NULL; op is one of m's operations (its bytes lie in m's
+ * arena). */
 static inline const uint8_t *mut_row(const sbx_mutation *m)
 {
+	assert(m && m->row_len <= m->arena.len);
 	return m->arena.data;
 }
 static inline const char *mut_family(const sbx_mutation *m, const mut_op *op)
 {
+	assert(m && op && op->family_off + op->family_len < m->arena.len);
 	return (const char *)m->arena.data + op->family_off;
 }
 static inline const uint8_t *mut_qual(const sbx_mutation *m, const mut_op *op)
 {
+	assert(m && op && op->qual_off + op->qual_len <= m->arena.len);
 	return m->arena.data + op->qual_off;
 }
 static inline const uint8_t *mut_value(const sbx_mutation *m, const mut_op *op)
 {
+	assert(m && op && op->value_off + op->value_len <= m->arena.len);
 	return m->arena.data + op->value_off;
 }
 

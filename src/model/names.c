@@ -1,15 +1,17 @@
 /*
  * names.c - name validation as HBase's TableName and ColumnFamilyDescriptor
  * do it: namespaces [A-Za-z0-9_]+, table qualifiers [A-Za-z0-9_.-]+ not
- * starting with '.' or '-', families printable without ':' and not starting
- * with '.'. Names never become file-system paths (tables map to numbered
- * RocksDB column families), but they are still checked strictly.
+ * starting with '.' or '-', families printable without ':', '/' or '\\',
+ * not starting with '.' and not "recovered.edits". Names never become
+ * file-system paths (tables map to numbered RocksDB column families), but
+ * they are still checked strictly.
  */
 #include "model/names.h"
 
 #include "common/error.h"
 #include "saltbox/db.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +61,7 @@ static int check_qualifier(const char *what, const char *q, const char *whole)
 
 int names_split_table(const char *name, char *ns, char *qualifier)
 {
+	assert(ns && qualifier);
 	if (!name || !*name)
 		return sbx_error_set(SBX_EINVAL, "table name is empty");
 	const char *colon = strchr(name, ':');
@@ -108,18 +111,22 @@ int names_check_family(const char *family)
 				     family);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)family[i];
-		if (c < 0x21 || c > 0x7E || c == ':')
+		if (c < 0x21 || c > 0x7E || c == ':' || c == '/' || c == '\\')
 			return sbx_error_set(
 				SBX_EINVAL,
 				"illegal character 0x%02x at %zu in family name "
-				"'%s': printable characters other than ':' only",
-				c, i, family);
+				"'%s': printable characters other than ':', '/' "
+				"and '\\' only", c, i, family);
 	}
+	if (!strcmp(family, "recovered.edits"))
+		return sbx_error_set(SBX_EINVAL, "family name may not be "
+						 "'recovered.edits'");
 	return SBX_OK;
 }
 
 void names_canonical(char *out, size_t cap, const char *ns, const char *q)
 {
+	assert(out && cap > 0 && ns && q);
 	if (!strcmp(ns, "default"))
 		snprintf(out, cap, "%s", q);
 	else

@@ -108,6 +108,7 @@ static void *block_get(size_t need, size_t *size)
 int result_new_sized(sbx_result **out, const uint8_t *row, size_t row_len,
 		     size_t bytes, size_t cells)
 {
+	assert(out && (row || row_len == 0));
 	size_t head = sizeof(sbx_result);
 	if (cells > (SIZE_MAX / 4 - head) / sizeof(sbx_cell) ||
 	    bytes > SIZE_MAX / 4 || row_len > SIZE_MAX / 4)
@@ -198,6 +199,7 @@ static int arena_reserve(sbx_result *r, size_t extra)
 
 int result_begin_family(sbx_result *r, const char *family, size_t family_len)
 {
+	assert(r && !r->finished && (family || family_len == 0));
 	/* Reuse the previous cell's family bytes when they match. */
 	const sbx_cell *last = r->n ? &r->cells[r->n - 1] : NULL;
 	if (last && last->family_len == family_len &&
@@ -242,12 +244,15 @@ int result_add(sbx_result *r, const char *family, size_t family_len,
 
 int result_finish(sbx_result *r)
 {
+	assert(r && !r->finished);
 	r->finished = true;
 	return SBX_OK;
 }
 
+/* REQUIRES: r != NULL, the row still at the arena's start. */
 void result_clear(sbx_result *r)
 {
+	assert(r && r->row_len <= r->arena.len);
 	r->arena.len = r->row_len;
 	r->n = 0;
 	r->finished = false;

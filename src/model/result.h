@@ -10,6 +10,8 @@
 #include "common/buf.h"
 #include "saltbox/table.h"
 
+#include <assert.h>
+
 /* The cell views and the arena start inside the result's own allocation
  * (inline_*) and move out only if they outgrow it: a row read with the
  * previous row's size costs one malloc. The arena is never grown with
@@ -25,7 +27,10 @@ struct sbx_result {
 	bool inline_cells, inline_arena;
 };
 
-/* A new empty result for `row`. */
+/* A new empty result for `row`.
+ * REQUIRES (every builder below): out or r not NULL; pointers to bytes
+ * non-NULL unless their length is 0; cells are added only to a result
+ * that is not finished, after result_begin_family named their family. */
 int result_new(sbx_result **out, const uint8_t *row, size_t row_len);
 /* The same, with room reserved for about `bytes` of cell data and `cells`
  * cells (e.g. the previous row's size), to spare regrowth. */
@@ -48,6 +53,9 @@ static inline int result_add_cell(sbx_result *r, const uint8_t *qual,
 				  sbx_cell_type type, const uint8_t *value,
 				  size_t value_len)
 {
+	assert(r && !r->finished && r->arena.len <= r->arena.cap &&
+	       r->n <= r->cap);
+	assert((qual || !qual_len) && (value || !value_len));
 	size_t room = r->arena.cap - r->arena.len;
 	if (r->n == r->cap || qual_len > room || value_len > room - qual_len)
 		return result_add_cell_slow(r, qual, qual_len, ts, type, value,
@@ -73,7 +81,7 @@ static inline int result_add_cell(sbx_result *r, const uint8_t *qual,
 }
 
 /* Mark the result complete (its views are valid all along). Call once,
- * after the last result_add. */
+ * after the last result_add. REQUIRES: r not finished yet. */
 int result_finish(sbx_result *r);
 /* Drop every cell (keeps the row). */
 void result_clear(sbx_result *r);

@@ -9,6 +9,7 @@
 #include "model/rules.h"
 #include "saltbox/filter.h"
 
+#include <assert.h>
 #include <string.h>
 
 int model_check_row(const void *row, size_t row_len)
@@ -24,6 +25,7 @@ int model_check_row(const void *row, size_t row_len)
 
 int model_check_family_desc(const sbx_family_desc *f)
 {
+	assert(f);
 	int rc = names_check_family(f->name);
 	if (rc)
 		return rc;
@@ -59,6 +61,7 @@ int model_check_family_desc(const sbx_family_desc *f)
 
 int model_check_read_opts(const sbx_read_opts *o)
 {
+	assert(o);
 	if (o->min_ts < 0 || o->max_ts < o->min_ts)
 		return sbx_error_set(SBX_EINVAL,
 				     "bad time range [%lld, %lld)",
@@ -79,6 +82,7 @@ int model_check_read_opts(const sbx_read_opts *o)
 
 int model_check_scan_opts(const sbx_scan_opts *opts)
 {
+	assert(opts);
 	int rc = model_check_read_opts(&opts->read);
 	if (rc)
 		return rc;
@@ -101,6 +105,7 @@ int model_check_scan_opts(const sbx_scan_opts *opts)
 bool model_check_passes(const sbx_check *c, bool found, const uint8_t *stored,
 			size_t stored_len)
 {
+	assert(c && (stored || stored_len == 0));
 	bool expect_null = !c->value || c->value_len == 0;
 	if (expect_null) {
 		bool empty = !found || stored_len == 0;
@@ -126,6 +131,7 @@ bool model_check_passes(const sbx_check *c, bool found, const uint8_t *stored,
 void model_get_scan_opts(sbx_scan_opts *so, const uint8_t *row,
 			 size_t row_len, const sbx_read_opts *o)
 {
+	assert(so && o && (row || row_len == 0));
 	sbx_scan_opts_init(so);
 	so->read = *o;
 	so->start_row = row;
@@ -138,6 +144,7 @@ void model_get_scan_opts(sbx_scan_opts *so, const uint8_t *row,
 int model_get_empty_result(sbx_result **out, const uint8_t *row,
 			   size_t row_len)
 {
+	assert(out && (row || row_len == 0));
 	*out = NULL;
 	sbx_result *r;
 	int rc = result_new(&r, row, row_len);

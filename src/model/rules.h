@@ -9,6 +9,10 @@
 #include "saltbox/db.h"
 #include "saltbox/table.h"
 
+/* Every function here REQUIRES non-NULL pointer arguments (the caller's
+ * values in them are what the checks check), and for byte arguments a
+ * pointer unless the length is 0; debug builds assert it. */
+
 /* A row key: non-empty, at most SBX_MAX_ROW_LENGTH bytes. */
 int model_check_row(const void *row, size_t row_len);
 /* A family description: a valid name and every attribute in range. */

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "saltbox/rowkey.h"
 
+#include <assert.h>
 #include <math.h>
 
 static bool valid_width(int width)
@@ -16,8 +17,10 @@ static bool valid_width(int width)
 	return width == 1 || width == 2 || width == 4 || width == 8;
 }
 
+/* REQUIRES (and get_be): a valid width; get_be: width bytes at in. */
 static int put_be(sbx_buf *out, uint64_t v, int width)
 {
+	assert(out && valid_width(width));
 	uint8_t b[8];
 	for (int i = width - 1; i >= 0; i--) {
 		b[i] = (uint8_t)v;
@@ -28,6 +31,7 @@ static int put_be(sbx_buf *out, uint64_t v, int width)
 
 static uint64_t get_be(const uint8_t *in, int width)
 {
+	assert(in && valid_width(width));
 	uint64_t v = 0;
 	for (int i = 0; i < width; i++)
 		v = v << 8 | in[i];

@@ -44,6 +44,7 @@ static int field_err(int rc, const char *field)
 
 int kd_field_index(const sbx_keydesign *d, const char *name)
 {
+	assert(d && name);
 	for (size_t i = 0; i < d->n_fields; i++)
 		if (!strcmp(d->fields[i].name, name))
 			return (int)i;
@@ -609,6 +610,7 @@ static int dec_canonical(const kd_elem *e, const char *v, size_t n,
 
 int kd_encode_field(const kd_elem *e, const char *v, size_t n, sbx_buf *out)
 {
+	assert(e && out && (v || !n));
 	size_t start = out->len;
 	int rc = SBX_OK;
 	int64_t i64;
@@ -758,6 +760,7 @@ int kd_encode_field(const kd_elem *e, const char *v, size_t n, sbx_buf *out)
 
 int kd_hash_input(const kd_elem *e, const char *v, size_t n, sbx_buf *out)
 {
+	assert(out && (v || !n));
 	if (!e || e->type == KT_STR || e->type == KT_TEXT)
 		return sbx_buf_append(out, v, n);
 	if (e->type == KT_BYTES)
@@ -774,6 +777,7 @@ int kd_hash_input(const kd_elem *e, const char *v, size_t n, sbx_buf *out)
 int kd_hash_bytes(const kd_elem *e, const uint8_t *in, size_t n,
 		  sbx_buf *out)
 {
+	assert(e && e->kind == KD_HASH && out && (in || !n));
 	uint8_t digest[16];
 	int rc = sbx_hash(digest, e->algo, e->seed, in, n);
 	if (rc)
@@ -786,6 +790,8 @@ int kd_hash_bytes(const kd_elem *e, const uint8_t *in, size_t n,
 
 int kd_salt_bytes(const kd_elem *e, int bucket, sbx_buf *out)
 {
+	assert(e && e->kind == KD_SALT && out);
+	assert(bucket >= 0 && bucket < e->buckets);
 	char tmp[8];
 	size_t w = kd_salt_width(e);
 	switch (e->salt_fmt) {

@@ -6,6 +6,8 @@
 #include "common/buf.h"
 #include "saltbox/rowkey.h"
 
+#include <assert.h>
+
 /* Field types (codecs). */
 typedef enum kd_type {
 	KT_UINT,   /* u8..u64 */
@@ -115,14 +117,17 @@ void kd_design_free(sbx_keydesign *d);
  * element's position already in the message. */
 int kd_design_finish(sbx_keydesign *d, sbx_keyparse_pos *pos);
 
-/* Encode one field's value (text) into out. */
+/* Encode one field's value (text) into out.
+ * REQUIRES (this and the three below): out != NULL, v or in non-NULL
+ * unless n is 0; e != NULL except for kd_hash_input (NULL: raw bytes). */
 int kd_encode_field(const kd_elem *e, const char *v, size_t n, sbx_buf *out);
 /* Bytes a hash or salt reads for field `e` with value v (appended). */
 int kd_hash_input(const kd_elem *e, const char *v, size_t n, sbx_buf *out);
 /* Digest of a hash element over `in`, formatted as in the key. */
 int kd_hash_bytes(const kd_elem *e, const uint8_t *in, size_t n,
 		  sbx_buf *out);
-/* Salt bucket text/byte for bucket b. */
+/* Salt bucket text/byte for bucket b. REQUIRES: e is a salt element and
+ * 0 <= bucket < e->buckets. */
 int kd_salt_bytes(const kd_elem *e, int bucket, sbx_buf *out);
 /* Width of the salt element in bytes. */
 size_t kd_salt_width(const kd_elem *e);
@@ -145,7 +150,7 @@ typedef struct kd_lint_rule {
 } kd_lint_rule;
 /* The rule with this id, or NULL. */
 const kd_lint_rule *kd_lint_rule_find(const char *id);
-/* Index of a field by name, or -1. */
+/* Index of a field by name, or -1. REQUIRES: d and name non-NULL. */
 int kd_field_index(const sbx_keydesign *d, const char *name);
 bool kd_option_has(const kd_option_list *l, const char *item);
 

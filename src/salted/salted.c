@@ -10,6 +10,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,8 +76,11 @@ static void swap(merge *m, size_t i, size_t j)
 	m->heap[j] = t;
 }
 
+/* REQUIRES (sift_down, sift_up): i < m->nheap (sift_down: or an empty
+ * heap, after its last entry was taken). */
 static void sift_down(merge *m, size_t i)
 {
+	assert(i < m->nheap || (i == 0 && m->nheap == 0));
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, best = i;
 		if (l < m->nheap && before(m, l, best))
@@ -92,15 +96,18 @@ static void sift_down(merge *m, size_t i)
 
 static void sift_up(merge *m, size_t i)
 {
+	assert(i < m->nheap);
 	while (i > 0 && before(m, i, (i - 1) / 2)) {
 		swap(m, i, (i - 1) / 2);
 		i = (i - 1) / 2;
 	}
 }
 
-/* Fetch the next result of sub k; push it on the heap if there is one. */
+/* Fetch the next result of sub k; push it on the heap if there is one.
+ * REQUIRES: k < m->nsubs, sub k not on the heap (its result was taken). */
 static int refill(merge *m, size_t k)
 {
+	assert(m && k < m->nsubs && m->nheap < m->nsubs);
 	sub *s = &m->subs[k];
 	s->cur = NULL;
 	/* Read only when the ring is empty, and then a whole run. */

@@ -9,6 +9,7 @@
 
 #include "common/buf.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,9 +286,15 @@ static void put_binary(rest_request *rq, rest_response *rs, sbx_table *t)
 	}
 	if (xts) {
 		char *end;
+		errno = 0;
 		cell.timestamp = strtoll(xts, &end, 10);
-		if (!*xts || *end) {
+		if (!*xts || *end || *xts == ' ' || *xts == '+') {
 			rest_error(rs, 400, "X-Timestamp must be an integer");
+			goto out;
+		}
+		if (errno == ERANGE || cell.timestamp < 0) {
+			rest_error(rs, 400, "X-Timestamp %.32s is out of range "
+					    "(0 to 9223372036854775807)", xts);
 			goto out;
 		}
 		cell.has_timestamp = true;

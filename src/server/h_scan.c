@@ -9,11 +9,13 @@
 
 #include "common/buf.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 
 /* ---- streaming ------------------------------------------------------------------ */
 
@@ -272,7 +274,9 @@ out:
 /* ---- stateful scanners ------------------------------------------------------------------ */
 
 typedef struct scanner_entry {
-	char id[48];
+	char id[48];           /* 128 random bits in hex: unguessable */
+	char client[64];       /* the address that opened it */
+	bool authed;           /* opened with the token: only it pages it */
 	sbx_table *t;
 	sbx_scanner *s;
 	sbx_filter *f;
@@ -292,7 +296,6 @@ struct rest_scanners {
 	pthread_mutex_t lock;
 	scanner_entry *head;
 	size_t count;
-	uint64_t seq;
 };
 
 int rest_scanners_new(struct rest_scanners **out)
@@ -353,9 +356,10 @@ static void expire_locked(struct rest_scanners *reg, int64_t idle_ms)
 	}
 }
 
-static scanner_entry *entry_acquire(rest_server *srv, const char *table,
+static scanner_entry *entry_acquire(rest_request *rq, const char *table,
 				    const char *id)
 {
+	rest_server *srv = rq->srv;
 	struct rest_scanners *reg = srv->scanners;
 	pthread_mutex_lock(&reg->lock);
 	expire_locked(reg, srv->opts.scanner_idle_ms);
@@ -364,6 +368,8 @@ static scanner_entry *entry_acquire(rest_server *srv, const char *table,
 		e = e->next;
 	if (e && e->t && strcmp(sbx_table_name(e->t), table))
 		e = NULL; /* the id belongs to another table */
+	if (e && e->authed != rq->authed)
+		e = NULL; /* bound to the credential that opened it */
 	if (e)
 		e->refs++;
 	pthread_mutex_unlock(&reg->lock);
@@ -381,6 +387,33 @@ static void entry_release(rest_server *srv, scanner_entry *e, bool remove)
 	else if (e->removed && e->refs == 0)
 		entry_free(e);
 	pthread_mutex_unlock(&reg->lock);
+}
+
+static size_t client_scanners_locked(const struct rest_scanners *reg,
+				     const char *client)
+{
+	size_t n = 0;
+	for (const scanner_entry *e = reg->head; e; e = e->next)
+		n += !strcmp(e->client, client);
+	return n;
+}
+
+/* 128 bits from the kernel's CSPRNG, as 32 hex digits. */
+static int scanner_id(char *out, size_t cap)
+{
+	uint8_t raw[16];
+	size_t got = 0;
+	while (got < sizeof raw) {
+		ssize_t n = getrandom(raw + got, sizeof raw - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return SBX_EIO;
+		got += (size_t)n;
+	}
+	for (size_t i = 0; i < sizeof raw && 2 * i + 2 < cap; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return SBX_OK;
 }
 
 static int open_scanner(scanner_entry *e, rest_request *rq, rest_response *rs,
@@ -466,8 +499,22 @@ static void scanner_create(rest_request *rq, rest_response *rs)
 		return rest_error(rs, 503, "too many open scanners (%zu); delete "
 					   "finished ones", rq->srv->opts.max_scanners);
 	}
-	snprintf(e->id, sizeof e->id, "%lld%llx", (long long)rest_now_ms(),
-		 (unsigned long long)++reg->seq);
+	snprintf(e->client, sizeof e->client, "%s", rq->client ? rq->client : "");
+	if (client_scanners_locked(reg, e->client) >=
+	    rq->srv->opts.max_client_scanners) {
+		pthread_mutex_unlock(&reg->lock);
+		entry_free(e);
+		rest_set_header(rs, "Retry-After", "1");
+		return rest_error(rs, 429, "this client has %zu open scanners, "
+					   "the most allowed; delete finished "
+					   "ones", rq->srv->opts.max_client_scanners);
+	}
+	if (scanner_id(e->id, sizeof e->id)) {
+		pthread_mutex_unlock(&reg->lock);
+		entry_free(e);
+		return rest_error(rs, 503, "no randomness for a scanner id");
+	}
+	e->authed = rq->authed;
 	e->last_used_ms = rest_now_ms();
 	e->next = reg->head;
 	reg->head = e;
@@ -601,7 +648,7 @@ void h_scanner_id(rest_request *rq, rest_response *rs)
 {
 	if (!rest_allow(rq, rs, ALLOW_GET | ALLOW_DELETE))
 		return;
-	scanner_entry *e = entry_acquire(rq->srv, rq->route.table, rq->route.name);
+	scanner_entry *e = entry_acquire(rq, rq->route.table, rq->route.name);
 	if (!e) {
 		if (rq->method == METHOD_DELETE)
 			return rest_empty(rs, 200); /* as HBase: unknown id is fine */

@@ -1,20 +1,26 @@
 /*
- * http.c - the libmicrohttpd glue: a thread pool serves connections; each
- * request is checked (read-only, bearer token, body size) before its body
- * is read, parsed into a route, handed to one handler, and the handler's
- * response (a buffer, or a stream for scans) is queued. Paths and query
- * arguments reach us still percent-encoded (a no-op unescaper) because
- * HBase splits the path on raw '/' and ',' before decoding.
+ * http.c - the libmicrohttpd glue: a thread pool serves connections; for
+ * each request the headers are collected and the router admits it
+ * (router.c: framing, token, read-only, body size) before its body is
+ * read, then routes it to one handler, and the handler's response (a
+ * buffer, or a stream for scans) is queued. Paths and query arguments
+ * reach us still percent-encoded (a no-op unescaper, and the raw query is
+ * taken from the request line) because HBase splits the path on raw '/'
+ * and ',' before decoding.
+ *
+ * Connection limits: a total cap, a per-address cap, and a short idle
+ * timeout until a request's headers are complete (longer once they are).
  *
  * Shutdown: stop accepting, wait for the requests in flight (their writes
  * are applied before their response is queued), then stop the pool.
  */
 #include "server/rest.h"
-#include "server/ui.h"
 
 #include "common/buf.h"
+#include "common/error.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
@@ -41,28 +47,30 @@ void sbx_server_opts_init(sbx_server_opts *o)
 	o->max_page_cells = 10000;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	o->threads = cpus > 0 ? (int)(2 * cpus) : 4;
-	o->scanner_idle_ms = 3600 * 1000;
+	o->scanner_idle_ms = 60 * 1000;
 	o->max_scanners = 10000;
+	o->max_client_scanners = 100;
+	o->max_connections = 1000;
+	o->max_ip_connections = 64;
+	o->header_timeout_s = 10;
+	o->idle_timeout_s = 120;
 }
 
-
-static void response_free(rest_response *rs)
-{
-	sbx_buf_free(&rs->body);
-	for (size_t i = 0; i < rs->nheaders; i++) {
-		free(rs->header_names[i]);
-		free(rs->header_values[i]);
-	}
-	if (rs->stream.free)
-		rs->stream.free(rs->stream.state);
-	memset(rs, 0, sizeof *rs);
-}
 
 /* ---- per-request state ------------------------------------------------------ */
 
+/* Made by the URI callback when the request line arrives; freed when the
+ * request completes. The header pointers are MHD's, valid until then. */
 typedef struct request_ctx {
 	sbx_buf body;
+	char *query;      /* raw text after '?', or NULL */
+	size_t uri_len;
+	bool admitted;    /* the access handler has run once */
 	bool rejected;    /* a response was queued before the body */
+	bool authed;
+	rest_kv *headers;
+	size_t nheaders, headers_cap;
+	char client[INET6_ADDRSTRLEN];
 } request_ctx;
 
 typedef struct stream_ctx {
@@ -104,7 +112,7 @@ static void stream_free(void *cls)
 }
 
 static MHD_RESULT send_response(struct MHD_Connection *conn, rest_response *rs,
-				bool head)
+				bool head, bool close)
 {
 	struct MHD_Response *resp;
 	if (rs->stream.next && !head) {
@@ -140,6 +148,8 @@ static MHD_RESULT send_response(struct MHD_Connection *conn, rest_response *rs,
 		if (rs->header_names[i] && rs->header_values[i])
 			MHD_add_response_header(resp, rs->header_names[i],
 						rs->header_values[i]);
+	if (close)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	MHD_RESULT ret = MHD_queue_response(conn, (unsigned)rs->status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -150,11 +160,8 @@ static MHD_RESULT quick_error(struct MHD_Connection *conn, int status,
 {
 	rest_response rs = {0};
 	rest_error(&rs, status, "%s", msg);
-	if (status == 401)
-		rest_set_header(&rs, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-				"Bearer realm=\"saltbox\"");
-	MHD_RESULT ret = send_response(conn, &rs, false);
-	response_free(&rs);
+	MHD_RESULT ret = send_response(conn, &rs, false, false);
+	rest_response_free(&rs);
 	return ret;
 }
 
@@ -173,120 +180,76 @@ static rest_method method_of(const char *m)
 	return METHOD_OTHER;
 }
 
-/* Constant-time comparison of the bearer token. */
-static bool token_ok(const rest_server *srv, struct MHD_Connection *conn)
+static MHD_RESULT collect_header(void *cls, enum MHD_ValueKind kind,
+				 const char *key, const char *value)
 {
-	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						       MHD_HTTP_HEADER_AUTHORIZATION);
-	if (!auth || strncasecmp(auth, "Bearer ", 7))
-		return false;
-	const char *given = auth + 7;
-	while (*given == ' ')
-		given++;
-	size_t glen = strlen(given), tlen = strlen(srv->opts.token);
-	unsigned char diff = glen != tlen;
-	for (size_t i = 0; i < tlen; i++)
-		diff |= (unsigned char)(given[i < glen ? i : 0] ^ srv->opts.token[i]);
-	return diff == 0;
-}
-
-/* Checks that need no body: 403 read-only, 401 token, 413 declared size. */
-static MHD_RESULT precheck(rest_server *srv, struct MHD_Connection *conn,
-			   rest_method m, bool *rejected)
-{
-	*rejected = true;
-	bool mutating = m == METHOD_PUT || m == METHOD_POST || m == METHOD_DELETE;
-	if (mutating && srv->opts.read_only)
-		return quick_error(conn, 403, "this server is read-only");
-	if (mutating && srv->opts.token && !token_ok(srv, conn))
-		return quick_error(conn, 401, "a valid 'Authorization: Bearer "
-					      "<token>' header is required");
-	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						     MHD_HTTP_HEADER_CONTENT_LENGTH);
-	if (cl && strtoull(cl, NULL, 10) > srv->opts.max_body_bytes) {
-		char msg[96];
-		snprintf(msg, sizeof msg, "request body over the %zu-byte limit",
-			 srv->opts.max_body_bytes);
-		return quick_error(conn, 413, msg);
+	request_ctx *ctx = cls;
+	(void)kind;
+	if (ctx->nheaders == ctx->headers_cap) {
+		size_t cap = ctx->headers_cap ? 2 * ctx->headers_cap : 16;
+		rest_kv *h = realloc(ctx->headers, cap * sizeof *h);
+		if (!h)
+			return MHD_NO;
+		ctx->headers = h;
+		ctx->headers_cap = cap;
 	}
-	*rejected = false;
+	ctx->headers[ctx->nheaders++] = (rest_kv){key, value ? value : ""};
 	return MHD_YES;
 }
 
-typedef struct arg_collect {
-	rest_request *rq;
-	int rc;
-} arg_collect;
-
-static MHD_RESULT collect_arg(void *cls, enum MHD_ValueKind kind,
-			      const char *key, const char *value)
+static void peer_address(struct MHD_Connection *conn, char *out, size_t cap)
 {
-	arg_collect *ac = cls;
-	rest_request *rq = ac->rq;
-	rest_arg *args = realloc(rq->args, (rq->nargs + 1) * sizeof *args);
-	if (!args) {
-		ac->rc = SBX_ENOMEM;
-		return MHD_NO;
-	}
-	rq->args = args;
-	rest_arg *a = &args[rq->nargs];
-	memset(a, 0, sizeof *a);
-	sbx_buf k = {0};
-	if (rest_url_decode(&k, key, strlen(key)) ||
-	    rest_url_decode(&a->value, value ? value : "", value ? strlen(value) : 0)) {
-		sbx_buf_free(&k);
-		sbx_buf_free(&a->value);
-		ac->rc = SBX_EPARSE;
-		return MHD_NO;
-	}
-	a->key = (char *)k.data;
-	rq->nargs++;
-	return MHD_YES;
+	out[0] = 0;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (!ci || !ci->client_addr)
+		return;
+	const struct sockaddr *sa = ci->client_addr;
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
+			  out, (socklen_t)cap);
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr,
+			  out, (socklen_t)cap);
 }
 
-static void request_free(rest_request *rq)
+static rest_request request_of(rest_server *srv, request_ctx *ctx,
+			       const char *url, rest_method m)
 {
-	rest_route_free(&rq->route);
-	for (size_t i = 0; i < rq->nargs; i++) {
-		free(rq->args[i].key);
-		sbx_buf_free(&rq->args[i].value);
-	}
-	free(rq->args);
+	return (rest_request){.srv = srv, .method = m, .path = url,
+			      .query = ctx->query, .headers = ctx->headers,
+			      .nheaders = ctx->nheaders, .client = ctx->client,
+			      .authed = ctx->authed};
 }
 
-static const rest_handler handlers[] = {
-	[ROUTE_ROOT] = h_root,
-	[ROUTE_VERSION] = h_version,
-	[ROUTE_CLUSTER_VERSION] = h_cluster_version,
-	[ROUTE_CLUSTER_STATUS] = h_cluster_status,
-	[ROUTE_NAMESPACES] = h_namespaces,
-	[ROUTE_NAMESPACE] = h_namespace,
-	[ROUTE_NAMESPACE_TABLES] = h_namespace_tables,
-	[ROUTE_SCHEMA] = h_schema,
-	[ROUTE_EXISTS] = h_exists,
-	[ROUTE_REGIONS] = h_regions,
-	[ROUTE_SCANNER] = h_scanner,
-	[ROUTE_SCANNER_ID] = h_scanner_id,
-	[ROUTE_MULTIGET] = h_multiget,
-	[ROUTE_SCAN] = h_scan,
-	[ROUTE_ROW] = h_row,
-};
-
-static void dispatch(rest_request *rq, rest_response *rs)
+/* First call, headers complete: admit or refuse before any body is read. */
+static MHD_RESULT admit(rest_server *srv, struct MHD_Connection *conn,
+			request_ctx *ctx, const char *url, rest_method m)
 {
-	char err[REST_ERR_LEN] = "";
-	if (rq->method == METHOD_OTHER)
-		return rest_error(rs, 405, "method not supported");
-	arg_collect ac = {rq, SBX_OK};
-	MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, collect_arg,
-				  &ac);
-	if (ac.rc)
-		return rest_error(rs, 400, "malformed query string");
-	if (ui_owns_path(rq->path)) /* the browser view, not HBase REST */
-		return ui_handle(rq, rs);
-	if (rest_route_parse(&rq->route, rq->path, strlen(rq->path), err))
-		return rest_error(rs, 400, "%s", err);
-	handlers[rq->route.kind](rq, rs);
+	ctx->admitted = true;
+	/* the headers are in: from now on the ordinary idle limit */
+	MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
+				  srv->opts.idle_timeout_s);
+	if (MHD_get_connection_values(conn, MHD_HEADER_KIND, collect_header,
+				      ctx) < 0)
+		return MHD_NO;
+	peer_address(conn, ctx->client, sizeof ctx->client);
+	rest_request rq = request_of(srv, ctx, url, m);
+	rest_response rs = {.status = 200};
+	bool close = false;
+	if (ctx->uri_len > REST_MAX_URI_BYTES) {
+		rest_error(&rs, 414, "request target of %zu bytes is over the "
+				     "%d-byte limit", ctx->uri_len,
+			   REST_MAX_URI_BYTES);
+		close = true;
+	} else if (rest_admit(&rq, &rs, &close)) {
+		ctx->authed = rq.authed;
+		return MHD_YES;
+	}
+	ctx->rejected = true;
+	MHD_RESULT ret = send_response(conn, &rs, false, close);
+	rest_response_free(&rs);
+	return ret;
 }
 
 static MHD_RESULT on_request(void *cls, struct MHD_Connection *conn,
@@ -297,15 +260,11 @@ static MHD_RESULT on_request(void *cls, struct MHD_Connection *conn,
 	rest_server *srv = cls;
 	request_ctx *ctx = *con_cls;
 	rest_method m = method_of(method);
-	if (!ctx) {
-		ctx = calloc(1, sizeof *ctx);
-		if (!ctx)
-			return MHD_NO;
-		*con_cls = ctx;
-		atomic_fetch_add(&srv->in_flight, 1);
-		atomic_fetch_add(&srv->requests, 1);
-		return precheck(srv, conn, m, &ctx->rejected);
-	}
+	(void)version;
+	if (!ctx)
+		return MHD_NO; /* on_uri could not allocate */
+	if (!ctx->admitted)
+		return admit(srv, conn, ctx, url, m);
 	if (ctx->rejected) {
 		*upload_size = 0; /* discard the body of a refused request */
 		return MHD_YES;
@@ -324,16 +283,43 @@ static MHD_RESULT on_request(void *cls, struct MHD_Connection *conn,
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	rest_request rq = {.srv = srv, .conn = conn, .method = m, .path = url,
-			   .body = ctx->body.data, .body_len = ctx->body.len};
-	if (!rq.body)
-		rq.body = (const uint8_t *)"";
+	rest_request rq = request_of(srv, ctx, url, m);
+	rq.body = ctx->body.data ? ctx->body.data : (const uint8_t *)"";
+	rq.body_len = ctx->body.len;
 	rest_response rs = {.status = 200};
-	dispatch(&rq, &rs);
-	MHD_RESULT ret = send_response(conn, &rs, m == METHOD_HEAD);
-	response_free(&rs);
-	request_free(&rq);
+	rest_route_request(&rq, &rs);
+	MHD_RESULT ret = send_response(conn, &rs, m == METHOD_HEAD, false);
+	rest_response_free(&rs);
+	rest_request_free(&rq);
 	return ret;
+}
+
+/* The request line has arrived: keep its raw query (MHD's own parse of
+ * the arguments is not used; see the file comment). */
+static void *on_uri(void *cls, const char *uri_const,
+		    struct MHD_Connection *conn)
+{
+	rest_server *srv = cls;
+	(void)conn;
+	request_ctx *ctx = calloc(1, sizeof *ctx);
+	if (!ctx)
+		return NULL;
+	char *uri = (char *)uri_const;
+	ctx->uri_len = strlen(uri);
+	char *q = strchr(uri, '?');
+	if (q && ctx->uri_len <= REST_MAX_URI_BYTES && !(ctx->query = strdup(q + 1))) {
+		free(ctx);
+		return NULL;
+	}
+	/* MHD splits the arguments into its per-connection pool right after
+	 * this call; thousands of tiny ones ("a&a&...") exhaust it and MHD
+	 * then never answers. We parse our copy, so hand MHD an empty query:
+	 * `uri` is MHD's own writable read buffer (const only in the API). */
+	if (q)
+		q[1] = '\0';
+	atomic_fetch_add(&srv->in_flight, 1);
+	atomic_fetch_add(&srv->requests, 1);
+	return ctx;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn,
@@ -344,9 +330,15 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 	if (!ctx)
 		return;
 	sbx_buf_free(&ctx->body);
+	free(ctx->query);
+	free(ctx->headers);
 	free(ctx);
 	*con_cls = NULL;
 	atomic_fetch_sub(&srv->in_flight, 1);
+	/* back to the short limit while the next request's headers arrive */
+	if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
+					  srv->opts.header_timeout_s);
 }
 
 /* Keep the path and arguments percent-encoded: see the file comment. */
@@ -362,12 +354,38 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	(void)ap;
 }
 
+/* Bind and listen ourselves (no SO_REUSEPORT: a second server on a port
+ * in use must fail, not share the traffic), so the error can say why. */
+static int listen_on(int *fd_out, const struct sockaddr *sa, socklen_t len,
+		     const char *bind_addr, int port)
+{
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return sbx_error_set(SBX_EIO, "socket: %s", strerror(errno));
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (sa->sa_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+	if (bind(fd, sa, len) != 0 || listen(fd, 1024) != 0) {
+		int err = errno;
+		close(fd);
+		if (err == EADDRINUSE)
+			return sbx_error_set(SBX_EIO, "cannot listen on %s port "
+					     "%d: address already in use",
+					     bind_addr, port);
+		return sbx_error_set(SBX_EIO, "cannot listen on %s port %d: %s",
+				     bind_addr, port, strerror(err));
+	}
+	*fd_out = fd;
+	return SBX_OK;
+}
+
 int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 {
 	*out = NULL;
 	rest_server *srv = calloc(1, sizeof *srv);
 	if (!srv)
-		return SBX_ENOMEM;
+		return SBX_ENOMEM_SET();
 	srv->db = db;
 	sbx_server_opts_init(&srv->opts);
 	if (o)
@@ -380,6 +398,7 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 	}
 	struct sockaddr_storage ss;
 	memset(&ss, 0, sizeof ss);
+	socklen_t sslen = sizeof(struct sockaddr_in);
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
 			 MHD_USE_EPOLL_LINUX_ONLY | MHD_USE_ERROR_LOG;
 	const char *bind = srv->opts.bind ? srv->opts.bind : "127.0.0.1";
@@ -391,28 +410,44 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 	} else if (inet_pton(AF_INET6, bind, &sin6->sin6_addr) == 1) {
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = htons((uint16_t)srv->opts.port);
+		sslen = sizeof *sin6;
 		flags |= MHD_USE_IPv6;
 	} else {
 		rest_scanners_free(srv->scanners);
 		free(srv);
-		return SBX_EINVAL;
+		return sbx_error_set(SBX_EINVAL, "bad bind address '%s'", bind);
+	}
+	int fd = -1;
+	rc = listen_on(&fd, (struct sockaddr *)&ss, sslen, bind, srv->opts.port);
+	if (rc) {
+		rest_scanners_free(srv->scanners);
+		free(srv);
+		return rc;
 	}
 	int threads = srv->opts.threads > 0 ? srv->opts.threads : 4;
+	unsigned max_conn = srv->opts.max_connections;
+	if (max_conn < (unsigned)threads)
+		max_conn = (unsigned)threads; /* each worker takes a share */
 	srv->daemon = MHD_start_daemon(
 		flags, (uint16_t)srv->opts.port, NULL, NULL, on_request, srv,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)threads,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, srv,
 		MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, NULL,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+		MHD_OPTION_CONNECTION_TIMEOUT, srv->opts.header_timeout_s,
+		MHD_OPTION_CONNECTION_LIMIT, max_conn,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, srv->opts.max_ip_connections,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
-		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 		MHD_OPTION_END);
 	if (!srv->daemon) {
+		close(fd);
+		rc = sbx_error_set(SBX_EIO, "cannot start the HTTP server on "
+				   "%s port %d", bind, srv->opts.port);
 		rest_scanners_free(srv->scanners);
 		free(srv);
-		return SBX_EIO;
+		return rc;
 	}
 	int port = sbx_server_port(srv);
 	if (strchr(bind, ':'))

@@ -9,7 +9,6 @@
 #include "common/buf.h"
 #include "common/clock.h"
 
-#include <microhttpd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,14 +109,25 @@ const char *rest_fmt_mime(rest_fmt f, bool ietf)
 
 const char *rest_header(const rest_request *rq, const char *name)
 {
-	return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
+	for (size_t i = 0; i < rq->nheaders; i++)
+		if (!strcasecmp(rq->headers[i].name, name))
+			return rq->headers[i].value;
+	return NULL;
+}
+
+size_t rest_header_count(const rest_request *rq, const char *name)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < rq->nheaders; i++)
+		n += !strcasecmp(rq->headers[i].name, name);
+	return n;
 }
 
 rest_fmt rest_negotiate(const rest_request *rq, const rest_fmt *produces,
 			size_t n, bool *ietf)
 {
 	*ietf = false;
-	const char *accept = rest_header(rq, MHD_HTTP_HEADER_ACCEPT);
+	const char *accept = rest_header(rq, "Accept");
 	if (!accept || !*accept)
 		return produces[0];
 	bool any = false;
@@ -145,7 +155,7 @@ rest_fmt rest_negotiate(const rest_request *rq, const rest_fmt *produces,
 
 rest_fmt rest_content_fmt(const rest_request *rq)
 {
-	const char *ct = rest_header(rq, MHD_HTTP_HEADER_CONTENT_TYPE);
+	const char *ct = rest_header(rq, "Content-Type");
 	if (!ct)
 		return REST_FMT_NONE;
 	bool ietf;
@@ -158,6 +168,63 @@ const rest_arg *rest_query(const rest_request *rq, const char *key)
 		if (!strcmp(rq->args[i].key, key))
 			return &rq->args[i];
 	return NULL;
+}
+
+static int query_add(rest_request *rq, const char *key, size_t klen,
+		     const char *value, size_t vlen, size_t *cap)
+{
+	if (rq->nargs == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 8;
+		rest_arg *args = realloc(rq->args, ncap * sizeof *args);
+		if (!args)
+			return SBX_ENOMEM;
+		rq->args = args;
+		*cap = ncap;
+	}
+	rest_arg *a = &rq->args[rq->nargs];
+	memset(a, 0, sizeof *a);
+	sbx_buf k = {0};
+	if (rest_url_decode(&k, key, klen) ||
+	    rest_url_decode(&a->value, value, vlen)) {
+		sbx_buf_free(&k);
+		sbx_buf_free(&a->value);
+		return SBX_EPARSE;
+	}
+	a->key = (char *)k.data;
+	rq->nargs++;
+	return SBX_OK;
+}
+
+int rest_query_parse(rest_request *rq, const char *query)
+{
+	size_t cap = rq->nargs;
+	for (const char *p = query; p && *p;) {
+		const char *amp = strchr(p, '&');
+		size_t len = amp ? (size_t)(amp - p) : strlen(p);
+		const char *eq = memchr(p, '=', len);
+		size_t klen = eq ? (size_t)(eq - p) : len;
+		const char *v = eq ? eq + 1 : p + len;
+		size_t vlen = eq ? len - klen - 1 : 0;
+		if (len) {
+			int rc = query_add(rq, p, klen, v, vlen, &cap);
+			if (rc)
+				return rc;
+		}
+		p = amp ? amp + 1 : p + len;
+	}
+	return SBX_OK;
+}
+
+void rest_request_free(rest_request *rq)
+{
+	rest_route_free(&rq->route);
+	for (size_t i = 0; i < rq->nargs; i++) {
+		free(rq->args[i].key);
+		sbx_buf_free(&rq->args[i].value);
+	}
+	free(rq->args);
+	rq->args = NULL;
+	rq->nargs = 0;
 }
 
 int rest_query_int64(const rest_request *rq, const char *key, int64_t *out,
@@ -200,7 +267,10 @@ static const char *status_text(int status)
 	case 406: return "Not acceptable";
 	case 410: return "Gone";
 	case 413: return "Request entity too large";
+	case 414: return "URI too long";
 	case 415: return "Unsupported media type";
+	case 429: return "Too many requests";
+	case 501: return "Not implemented";
 	default: return status >= 500 ? "Unavailable" : "Error";
 	}
 }

@@ -242,13 +242,24 @@ typedef struct rest_arg {
 
 typedef struct rest_server rest_server;
 
+/* One request header as received (names compare case-insensitively). */
+typedef struct rest_kv {
+	const char *name, *value;
+} rest_kv;
+
+/* What the transport hands the router: nothing here depends on MHD, so
+ * tests and fuzzers can build one by hand (rest_route_request). */
 typedef struct rest_request {
 	rest_server *srv;
-	void *conn;              /* struct MHD_Connection */
 	rest_method method;
-	const char *path;        /* raw, percent-encoded */
+	const char *path;        /* raw, percent-encoded, without '?' */
+	const char *query;       /* raw text after '?', or NULL */
+	const rest_kv *headers;  /* borrowed for the request's lifetime */
+	size_t nheaders;
+	const char *client;      /* the peer's address ("127.0.0.1"), or "" */
+	bool authed;             /* carried the server's bearer token */
 	rest_route route;
-	rest_arg *args;
+	rest_arg *args;          /* parsed from query by the router */
 	size_t nargs;
 	const uint8_t *body;
 	size_t body_len;
@@ -275,8 +286,15 @@ typedef struct rest_response {
 	bool no_cache;            /* Cache-Control: no-cache */
 } rest_response;
 
-/* A request header's value, or NULL. */
+/* A request header's value (the first of its name), or NULL. */
 const char *rest_header(const rest_request *rq, const char *name);
+/* How many headers named `name` the request has. */
+size_t rest_header_count(const rest_request *rq, const char *name);
+/* Split a raw query string on '&' and '=' and URL-decode each part into
+ * rq->args (a key without '=' gets ""). SBX_EPARSE on a bad escape. */
+int rest_query_parse(rest_request *rq, const char *query);
+/* Free rq's route and arguments (not what it borrows). */
+void rest_request_free(rest_request *rq);
 /* The first query argument `key` (decoded), or NULL. */
 const rest_arg *rest_query(const rest_request *rq, const char *key);
 /* Parse an integer query argument; missing = *out unchanged. */
@@ -297,6 +315,25 @@ void rest_error(rest_response *rs, int status, const char *fmt, ...)
 void rest_sbx_error(rest_response *rs, int rc);
 /* A status with an empty body. */
 void rest_empty(rest_response *rs, int status);
+
+/* ---- the router (router.c): everything between transport and handler --- */
+
+/* Longest request target (path and query) answered; 414 above. */
+#define REST_MAX_URI_BYTES (32 * 1024)
+
+/*
+ * Checks that need only the request line and headers, run before any body
+ * is read: HTTP framing (RFC 9112 §6.3), the bearer token, read-only mode,
+ * the declared body size. On refusal fills rs and returns false; *close
+ * says the connection must be closed after the answer (framing errors,
+ * after which the rest of the stream cannot be trusted).
+ */
+bool rest_admit(rest_request *rq, rest_response *rs, bool *close);
+/* Route one admitted request with its body to its handler; fills rs. */
+void rest_route_request(rest_request *rq, rest_response *rs);
+void rest_response_free(rest_response *rs);
+/* The constant-time check of an Authorization header against the token. */
+bool rest_token_ok(const rest_server *srv, const char *authorization);
 
 /* The server: shared state handlers may use. */
 struct rest_server {

@@ -19,12 +19,19 @@ typedef struct sbx_server_opts {
 	const char *bind;          /* default "127.0.0.1" */
 	int port;                  /* default 8080; 0 = any free port */
 	bool read_only;            /* 403 for every mutation */
-	const char *token;         /* bearer token for mutations, NULL = none */
+	const char *token;         /* bearer token for every request, NULL = none */
+	bool public_read;          /* with a token: reads need none */
 	size_t max_body_bytes;     /* 413 above this, default 64 MiB */
 	size_t max_page_cells;     /* cells per scanner page, default 10000 */
 	int threads;               /* worker threads, default 2 x CPUs */
-	int64_t scanner_idle_ms;   /* idle scanners expire, default 1 h */
+	int64_t scanner_idle_ms;   /* idle scanners expire, default 60 s */
 	size_t max_scanners;       /* open stateful scanners, default 10000 */
+	size_t max_client_scanners;/* open scanners per client address, 100 */
+	unsigned max_connections;  /* open connections in all, default 1000 */
+	unsigned max_ip_connections; /* from one address, default 64 */
+	unsigned header_timeout_s; /* idle limit before a request's headers
+				    * are complete, default 10 */
+	unsigned idle_timeout_s;   /* idle limit otherwise, default 120 */
 } sbx_server_opts;
 
 void sbx_server_opts_init(sbx_server_opts *o);
@@ -32,7 +39,8 @@ void sbx_server_opts_init(sbx_server_opts *o);
 typedef struct rest_server sbx_server;
 
 /* Start serving db (borrowed; must outlive the server). SBX_EIO with a
- * message if the address cannot be bound. */
+ * message (sbx_errmsg(): "... address already in use") if the address
+ * cannot be bound; SBX_EINVAL for a bad bind address. */
 int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o);
 /* The port actually bound (useful with port 0). */
 int sbx_server_port(const sbx_server *s);

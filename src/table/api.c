@@ -25,6 +25,7 @@ struct sbx_table {
 int table_unsupported(const sbx_db *db, const char *capability,
 		      const char *endpoint)
 {
+	assert(db && db->ops && capability && endpoint);
 	if (db->ops->protocol)
 		return sbx_error_set(SBX_EUNSUPPORTED,
 				     "the %s backend does not support %s "
@@ -392,9 +393,12 @@ const char *sbx_table_name(const sbx_table *t)
 
 /* ---- mutations -------------------------------------------------------------- */
 
+/* The data-path calls below REQUIRE an open table handle (t and its db
+ * non-NULL, as the headers say); debug builds assert it. */
 int sbx_table_mutate(sbx_result **out_result, sbx_table *t,
 		     const sbx_mutation *m)
 {
+	assert(t && t->db);
 	if (out_result)
 		*out_result = NULL;
 	if (!m || m->nops == 0)
@@ -405,6 +409,7 @@ int sbx_table_mutate(sbx_result **out_result, sbx_table *t,
 int sbx_table_batch(int *statuses, sbx_table *t, sbx_mutation *const *ms,
 		    size_t n)
 {
+	assert(t && t->db && (ms || n == 0));
 	for (size_t i = 0; i < n; i++)
 		if (!ms[i] || ms[i]->nops == 0) {
 			if (statuses)
@@ -421,6 +426,7 @@ int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
 			       sbx_table *t, const void *row, size_t row_len,
 			       const sbx_check *check, const sbx_mutation *m)
 {
+	assert(succeeded && t && t->db);
 	*succeeded = false;
 	if (out_result)
 		*out_result = NULL;
@@ -449,6 +455,7 @@ int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
 int sbx_table_get(sbx_result **out, sbx_table *t, const void *row,
 		  size_t row_len, const sbx_read_opts *opts)
 {
+	assert(out && t && t->db);
 	*out = NULL;
 	int rc = model_check_row(row, row_len);
 	if (rc)
@@ -467,6 +474,7 @@ int sbx_table_get_many(sbx_result **out, sbx_table *t,
 		       const void *const *rows, const size_t *row_lens,
 		       size_t n, const sbx_read_opts *opts)
 {
+	assert((out && rows && row_lens) || n == 0);
 	for (size_t i = 0; i < n; i++)
 		out[i] = NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -490,6 +498,7 @@ struct sbx_scanner {
 int sbx_scanner_new(sbx_scanner **out, const sbx_scanner_ops *ops,
 		    void *state)
 {
+	assert(out && ops && ops->next && ops->close);
 	*out = NULL;
 	sbx_scanner *s = malloc(sizeof *s);
 	if (!s) {
@@ -504,6 +513,7 @@ int sbx_scanner_new(sbx_scanner **out, const sbx_scanner_ops *ops,
 
 int sbx_scanner_open(sbx_scanner **out, sbx_table *t, const sbx_scan_opts *opts)
 {
+	assert(out && t && t->db);
 	*out = NULL;
 	sbx_scan_opts defaults;
 	if (!opts) {
@@ -520,6 +530,7 @@ int sbx_scanner_open(sbx_scanner **out, sbx_table *t, const sbx_scan_opts *opts)
 
 int sbx_scanner_next(sbx_scanner *s, sbx_result **out)
 {
+	assert(s && out);
 	*out = NULL;
 	return s->ops->next(s->state, out);
 }

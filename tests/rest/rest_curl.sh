@@ -360,10 +360,20 @@ ok "token wrong" "$STATUS" 401
 req PUT /t/schema "${CT_JSON[@]}" -H 'Authorization: Bearer s3cret' -d '{"ColumnSchema":[{"name":"a"}]}'
 ok "token right" "$STATUS" 201
 req GET /t/schema "${JSON[@]}"
-ok "reads need no token" "$STATUS" 200
+ok "reads need the token" "$STATUS" 401
+req GET /t/schema "${JSON[@]}" -H 'Authorization: Bearer s3cret'
+ok "reads with the token" "$STATUS" 200
 head -c 5000 /dev/zero | tr '\0' x >"$TMP/big"
 req PUT /t/r/a:q -H 'Authorization: Bearer s3cret' -H 'Content-Type: application/octet-stream' --data-binary @"$TMP/big"
 ok "body over limit" "$STATUS" 413
+printf 'f1le-t0ken\n' >"$TMP/token"
+start_server tokfile --token-file "$TMP/token" --public-read
+req GET / "${JSON[@]}"
+ok "public read: table list" "$STATUS" 200
+req PUT /t/schema "${CT_JSON[@]}" -d '{"ColumnSchema":[{"name":"a"}]}'
+ok "public read: writes need the token" "$STATUS" 401
+req PUT /t/schema "${CT_JSON[@]}" -H 'Authorization: Bearer f1le-t0ken' -d '{"ColumnSchema":[{"name":"a"}]}'
+ok "token from --token-file" "$STATUS" 201
 
 start_server idle --scanner-idle 1
 req PUT /t/schema "${CT_JSON[@]}" -d '{"ColumnSchema":[{"name":"a"}]}'

@@ -1,0 +1,346 @@
+/*
+ * reader.c - a reader's life: set up for one get or scan (the selected
+ * families' cursors and what the read asks of each, RocksDB's iterate
+ * bounds, one iterator per family over one consistent view), and closed
+ * again. A closed reader parks its scratch memory in the table for the
+ * next read, emptied; the per-read fields are zeroed before it is reused.
+ */
+#include "engine/reader.h"
+
+#include "common/error.h"
+#include "engine/cellkey.h"
+#include "model/result.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_buf(const void *a, const void *b)
+{
+	const sbx_buf *x = a, *y = b;
+	return cmp_bytes(x->data, x->len, y->data, y->len);
+}
+
+static int add_famcur(reader *r, family *f, const sbx_read_opts *o)
+{
+	famcur *c = &r->fc[r->nfc++];
+	sbx_buf row = c->row; /* scratch kept from an earlier use */
+	memset(c, 0, sizeof *c);
+	c->row = row;
+	c->row.len = 0;
+	atomic_fetch_add(&f->refs, 1);
+	c->fam = f;
+	c->fam_len = strlen(f->desc.name);
+	int req = o->max_versions <= 0 ? INT32_MAX : o->max_versions;
+	c->match.max_versions = r->raw || req < f->desc.max_versions
+					? req
+					: f->desc.max_versions;
+	c->match.raw = r->raw;
+	c->match.min_ts = r->min_ts;
+	c->match.max_ts = r->max_ts;
+	c->match.filter = r->filter;
+	bool whole = false;
+	size_t n = 0;
+	for (size_t i = 0; i < o->ncolumns; i++)
+		if (!strcmp(o->columns[i].family, f->desc.name)) {
+			if (!o->columns[i].qualifier)
+				whole = true;
+			else
+				n++;
+		}
+	if (whole || n == 0)
+		return SBX_OK;
+	c->quals = calloc(n, sizeof *c->quals);
+	if (!c->quals)
+		return SBX_ENOMEM_SET();
+	for (size_t i = 0; i < o->ncolumns; i++)
+		if (!strcmp(o->columns[i].family, f->desc.name) &&
+		    o->columns[i].qualifier &&
+		    sbx_buf_set(&c->quals[c->nquals++], o->columns[i].qualifier,
+				o->columns[i].qualifier_len))
+			return SBX_ENOMEM_SET();
+	qsort(c->quals, c->nquals, sizeof *c->quals, cmp_buf);
+	c->match.columns = c->quals;
+	c->match.ncolumns = c->nquals;
+	return SBX_OK;
+}
+
+static int set_bounds(reader *r, const sbx_scan_opts *o)
+{
+	const uint8_t *lo = o->start_row, *hi = o->stop_row;
+	size_t lol = o->start_row_len, hil = o->stop_row_len;
+	bool lo_incl = o->start_inclusive, hi_incl = o->stop_inclusive;
+	if (o->reversed) { /* HBase: start is the high bound */
+		lo = o->stop_row, lol = o->stop_row_len, lo_incl = o->stop_inclusive;
+		hi = o->start_row, hil = o->start_row_len, hi_incl = o->start_inclusive;
+	}
+	int rc = SBX_OK;
+	if (lol) {
+		r->has_lower = true;
+		rc = lo_incl ? cellkey_row_start(&r->lower, lo, lol)
+			     : cellkey_row_end(&r->lower, lo, lol);
+	}
+	if (!rc && hil) {
+		r->has_upper = true;
+		rc = hi_incl ? cellkey_row_end(&r->upper, hi, hil)
+			     : cellkey_row_start(&r->upper, hi, hil);
+	}
+	if (rc)
+		return rc;
+	if (r->has_lower && r->has_upper &&
+	    cmp_bytes(r->lower.data, r->lower.len, r->upper.data,
+		      r->upper.len) >= 0)
+		r->done = true; /* empty range */
+	return SBX_OK;
+}
+
+/* Rows larger than this do not size later reads' first results. */
+#define HINT_MAX_BYTES ((size_t)64 << 10)
+#define HINT_MAX_CELLS ((size_t)1024)
+
+/* Leave the last row's size as the table's hint (stored only when it
+ * changes: the line is shared by every reader of the table). */
+static void store_size_hint(reader *r)
+{
+	table *t = r->tab;
+	size_t b = r->last_bytes, c = r->last_cells;
+	if (!c || b > HINT_MAX_BYTES || c > HINT_MAX_CELLS)
+		return;
+	if (atomic_load_explicit(&t->row_bytes_hint, memory_order_relaxed) != b)
+		atomic_store_explicit(&t->row_bytes_hint, b,
+				      memory_order_relaxed);
+	if (atomic_load_explicit(&t->row_cells_hint, memory_order_relaxed) != c)
+		atomic_store_explicit(&t->row_cells_hint, c,
+				      memory_order_relaxed);
+}
+
+/* Scratch a parked reader may keep; a reader that grew more is freed. */
+#define PARK_MAX_BYTES ((size_t)256 << 10)
+
+/* The scratch buffers a reader keeps between uses. */
+#define READER_BUFS(X)                                                        \
+	X(lower) X(upper) X(prefix) X(qual) X(colkey) X(seek)               \
+	X(hint.row) X(hint.qualifier) X(rb.arena) X(row)
+#define COUNT_BUF(f) +1
+enum { READER_NBUFS = 0 READER_BUFS(COUNT_BUF) };
+#undef COUNT_BUF
+
+static size_t reader_scratch_bytes(const reader *r)
+{
+	size_t n = matcher_scratch_bytes(&r->m) +
+		   r->rb.cap * sizeof(rowbuf_ent);
+	for (size_t i = 0; i < r->fc_cap; i++)
+		n += r->fc[i].row.cap;
+#define ADD_CAP(f) n += r->f.cap;
+	READER_BUFS(ADD_CAP)
+#undef ADD_CAP
+	return n;
+}
+
+static void reader_free(reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->fc_cap; i++)
+		sbx_buf_free(&r->fc[i].row);
+	free(r->fc);
+	if (r->ro)
+		rocksdb_readoptions_destroy(r->ro);
+#define FREE_BUF(f) sbx_buf_free(&r->f);
+	READER_BUFS(FREE_BUF)
+#undef FREE_BUF
+	matcher_free(&r->m);
+	free(r->rb.ents);
+	free(r);
+}
+
+static void reader_release(parked_reader *p)
+{
+	reader_free((reader *)p);
+}
+
+/* Zero every field but the scratch memory, which is kept, emptied. */
+static void reader_reset(reader *r)
+{
+	/* Only what is kept is saved (not the whole reader: a get pays for
+	 * every byte copied here). */
+	parked_reader park = r->park;
+	famcur *fc = r->fc;
+	size_t fc_cap = r->fc_cap;
+	rocksdb_readoptions_t *ro = r->ro;
+	ts_set fam_ver = r->m.family_versions, col_ver = r->m.column_versions;
+	rowbuf_ent *ents = r->rb.ents;
+	size_t ents_cap = r->rb.cap;
+	sbx_buf bufs[READER_NBUFS];
+	size_t nb = 0;
+#define SAVE_BUF(f) bufs[nb++] = r->f;
+	READER_BUFS(SAVE_BUF)
+#undef SAVE_BUF
+	memset(r, 0, sizeof *r);
+	r->park = park;
+	r->fc = fc;
+	r->fc_cap = fc_cap;
+	r->ro = ro;
+	for (size_t i = 0; i < r->fc_cap; i++) {
+		sbx_buf row = r->fc[i].row;
+		memset(&r->fc[i], 0, sizeof r->fc[i]);
+		r->fc[i].row = row;
+		r->fc[i].row.len = 0;
+	}
+	nb = 0;
+#define KEEP_BUF(f) r->f = bufs[nb++], r->f.len = 0;
+	READER_BUFS(KEEP_BUF)
+#undef KEEP_BUF
+	r->m.family_versions = fam_ver; /* matcher_begin_row empties them */
+	r->m.column_versions = col_ver;
+	r->rb.ents = ents;
+	r->rb.cap = ents_cap;
+}
+
+/* The table's parked reader, or a new one; room for nfc cursors. */
+static reader *reader_alloc(table *t, size_t nfc)
+{
+	reader *r = (reader *)atomic_exchange_explicit(
+		&t->spare_reader, NULL, memory_order_acquire);
+	if (!r) {
+		if (!(r = calloc(1, sizeof *r)))
+			return NULL;
+		r->park.release = reader_release;
+	}
+	if (r->fc_cap < nfc) {
+		famcur *fc = realloc(r->fc, nfc * sizeof *fc);
+		if (!fc) {
+			reader_free(r);
+			return NULL;
+		}
+		memset(fc + r->fc_cap, 0, (nfc - r->fc_cap) * sizeof *fc);
+		r->fc = fc;
+		r->fc_cap = nfc;
+	}
+	return r;
+}
+
+void reader_close(reader *r)
+{
+	if (!r)
+		return;
+	table *t = r->tab;
+	if (t)
+		store_size_hint(r);
+	for (size_t i = 0; i < r->nfc; i++) {
+		famcur *c = &r->fc[i];
+		if (c->it)
+			rocksdb_iter_destroy(c->it);
+		for (size_t j = 0; j < c->nquals; j++)
+			sbx_buf_free(&c->quals[j]);
+		free(c->quals);
+		family_unref(c->fam);
+	}
+	sbx_result_free(r->pending);
+	/* Park the memory in the table for the next read: a point get then
+	 * allocates none of its scratch buffers. */
+	parked_reader *none = NULL;
+	if (t && reader_scratch_bytes(r) <= PARK_MAX_BYTES) {
+		reader_reset(r);
+		if (atomic_compare_exchange_strong_explicit(
+			    &t->spare_reader, &none, &r->park, memory_order_release,
+			    memory_order_relaxed))
+			r = NULL;
+	}
+	reader_free(r);
+	table_unref(t);
+}
+
+int reader_setup(reader **out, engine *e, table *t, const sbx_scan_opts *o,
+		 bool point_get)
+{
+	ASSERT_RWLOCKED(&t->lock);
+	*out = NULL;
+	const sbx_read_opts *ro = &o->read;
+	for (size_t i = 0; i < ro->ncolumns; i++)
+		if (!table_family(t, ro->columns[i].family))
+			return sbx_error_set(SBX_ENOFAMILY,
+					     "table '%s' has no family '%s'",
+					     t->name, ro->columns[i].family);
+	reader *r = reader_alloc(t, t->nfams ? t->nfams : 1);
+	if (!r)
+		return SBX_ENOMEM_SET();
+	atomic_fetch_add(&t->refs, 1);
+	r->eng = e;
+	r->tab = t;
+	r->reversed = o->reversed;
+	r->raw = ro->raw;
+	r->min_ts = ro->min_ts;
+	r->max_ts = ro->max_ts;
+	r->limit = o->limit;
+	r->batch = o->batch;
+	r->filter = ro->filter;
+	r->now_ms = engine_now_ms();
+	r->last_bytes = atomic_load_explicit(&t->row_bytes_hint,
+					     memory_order_relaxed);
+	r->last_cells = atomic_load_explicit(&t->row_cells_hint,
+					     memory_order_relaxed);
+	int rc = SBX_OK;
+	for (size_t i = 0; !rc && i < t->nfams; i++) {
+		bool selected = ro->ncolumns == 0;
+		for (size_t j = 0; j < ro->ncolumns; j++)
+			if (!strcmp(ro->columns[j].family, t->fams[i]->desc.name))
+				selected = true;
+		if (selected)
+			rc = add_famcur(r, t->fams[i], ro);
+	}
+	if (!rc)
+		rc = set_bounds(r, o);
+	if (rc) {
+		reader_close(r);
+		return rc;
+	}
+	/* A parked reader brings its read options: every field used is set
+	 * here (a NULL bound clears the previous use's). */
+	if (!r->ro && !(r->ro = rocksdb_readoptions_create())) {
+		reader_close(r);
+		return SBX_ENOMEM_SET();
+	}
+	rocksdb_readoptions_set_iterate_lower_bound(
+		r->ro, r->has_lower ? (const char *)r->lower.data : NULL,
+		r->lower.len);
+	rocksdb_readoptions_set_iterate_upper_bound(
+		r->ro, r->has_upper ? (const char *)r->upper.data : NULL,
+		r->upper.len);
+	/* Point gets may use the row-prefix bloom; scans cross rows. */
+	rocksdb_readoptions_set_total_order_seek(r->ro, !point_get);
+	rocksdb_readoptions_set_fill_cache(r->ro, 1);
+	if (r->nfc == 1) {
+		r->fc[0].it = rocksdb_create_iterator_cf(e->db, r->ro,
+							 r->fc[0].fam->cf);
+	} else if (r->nfc > 1) {
+		rocksdb_column_family_handle_t **cfs =
+			calloc(r->nfc, sizeof *cfs);
+		rocksdb_iterator_t **its = calloc(r->nfc, sizeof *its);
+		char *err = NULL;
+		if (cfs && its) {
+			for (size_t i = 0; i < r->nfc; i++)
+				cfs[i] = r->fc[i].fam->cf;
+			rocksdb_create_iterators(e->db, r->ro, cfs, its, r->nfc,
+						 &err);
+			for (size_t i = 0; !err && i < r->nfc; i++)
+				r->fc[i].it = its[i];
+		}
+		free(cfs);
+		free(its);
+		if (err || !r->fc[0].it) {
+			reader_close(r);
+			return err ? engine_rocks_error(err, "creating iterators")
+				   : SBX_ENOMEM_SET();
+		}
+	}
+	if (r->filter)
+		sbx_filter_set_reversed(r->filter, r->reversed);
+	*out = r;
+	return SBX_OK;
+}
+
+int reader_open(reader **out, engine *e, table *t, const sbx_scan_opts *o)
+{
+	ASSERT_RWLOCKED(&t->lock);
+	return reader_setup(out, e, t, o, false);
+}

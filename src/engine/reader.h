@@ -1,0 +1,92 @@
+/*
+ * reader.h - the state of one get or scan on the engine (internal to
+ * reader.c, which opens, parks and closes readers, and read.c, which moves
+ * their iterators and assembles rows). A reader is used by one thread at a
+ * time, under the table's read lock (engine.h: reader_open).
+ */
+#ifndef SBX_ENGINE_READER_H
+#define SBX_ENGINE_READER_H
+
+#include "engine/engine.h"
+#include "engine/matcher.h"
+#include "saltbox/filter.h"
+
+#include <string.h>
+
+/* One selected family: its iterator and which qualifiers are wanted. */
+typedef struct famcur {
+	family *fam;
+	size_t fam_len; /* strlen of the family name */
+	rocksdb_iterator_t *it;
+	sbx_buf *quals; /* the selected qualifiers, sorted (none: all) */
+	size_t nquals;
+	match_params match; /* what the read asks of this family */
+	sbx_buf row;      /* decoded row at the iterator, when row_valid */
+	bool row_valid;
+} famcur;
+
+/* One family's cells of one row, copied while stepping backwards, so a
+ * reversed scan reads each row without seeking (entries in key order). */
+typedef struct rowbuf_ent {
+	size_t koff, klen, voff, vlen;
+} rowbuf_ent;
+
+typedef struct rowbuf {
+	sbx_buf arena;
+	rowbuf_ent *ents;
+	size_t n, cap, pos;
+	bool active; /* read_family_row reads from here, not the iterator */
+} rowbuf;
+
+struct reader {
+	parked_reader park; /* first: a parked reader is its reader */
+	engine *eng;
+	table *tab;
+	famcur *fc;
+	size_t nfc, fc_cap; /* cursors in use, allocated */
+	rocksdb_readoptions_t *ro;
+	sbx_buf lower, upper; /* iterator bounds; must outlive iterators */
+	bool has_lower, has_upper;
+	bool reversed;
+	bool raw;
+	int64_t min_ts, max_ts;
+	int64_t limit, returned;
+	int batch;
+	sbx_filter *filter;
+	int64_t now_ms;
+	bool done;
+	bool started;
+	/* per-row scratch */
+	sbx_buf prefix; /* E(row) of the row being assembled */
+	sbx_buf qual;   /* the current column's qualifier, when it had escapes */
+	const uint8_t *cq; /* the current column's qualifier (colkey or qual) */
+	size_t cq_len;
+	sbx_buf colkey; /* escaped qualifier segment of the current column */
+	sbx_buf seek;
+	matcher m; /* the family being read */
+	/* a whole row split into batch-sized results */
+	sbx_result *pending;
+	size_t pending_pos;
+	sbx_filter_hint hint; /* the filter's seek hint */
+	rowbuf rb;
+	bool fam_begun; /* the result names the family being read */
+	size_t last_bytes, last_cells; /* the previous row's result size */
+	sbx_buf row; /* the row being assembled */
+};
+
+/* Bytewise order of two byte strings (a shorter prefix first). */
+static inline int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+	size_t n = al < bl ? al : bl;
+	int c = n ? memcmp(a, b, n) : 0;
+	if (c)
+		return c;
+	return al < bl ? -1 : al > bl;
+}
+
+/* Set a reader up for o's rows of t; a point get may use the row-prefix
+ * bloom filters. REQUIRES: t->lock held for reading. */
+int reader_setup(reader **out, engine *e, table *t, const sbx_scan_opts *o,
+		 bool point_get);
+
+#endif

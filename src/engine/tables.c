@@ -1,0 +1,257 @@
+/*
+ * tables.c - the in-memory tables: family and table objects with their
+ * reference counts and locks, and the engine's lists of namespaces and
+ * tables that name them. Invariants: a table's families stay sorted by
+ * name; the lists change only under admin_lock plus catalog_lock (write),
+ * so catalog_lock (read) or admin_lock alone is enough to read them.
+ */
+#include "engine/engine.h"
+
+#include "common/error.h"
+#include "model/names.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- families and tables ---- */
+
+family *family_new(engine *e, const sbx_family_desc *d, const char *cf_name)
+{
+	family *f = calloc(1, sizeof *f);
+	if (!f)
+		return NULL;
+	atomic_init(&f->refs, 1);
+	f->desc = *d;
+	snprintf(f->cf_name, sizeof f->cf_name, "%s", cf_name);
+	f->eng = e;
+	return f;
+}
+
+void family_unref(family *f)
+{
+	if (f && atomic_fetch_sub(&f->refs, 1) == 1) {
+		if (f->cf)
+			rocksdb_column_family_handle_destroy(f->cf);
+		free(f);
+	}
+}
+
+table *table_new(const char *ns, const char *q)
+{
+	table *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	atomic_init(&t->refs, 1);
+	pthread_rwlock_init(&t->lock, NULL);
+	snprintf(t->ns, sizeof t->ns, "%s", ns);
+	snprintf(t->qualifier, sizeof t->qualifier, "%s", q);
+	names_canonical(t->name, sizeof t->name, ns, q);
+	t->enabled = true;
+	t->next_family_seq = 1;
+	return t;
+}
+
+/* Regions are made by regions.c and freed here, with their table. */
+void region_free(region *r)
+{
+	if (!r)
+		return;
+	sbx_buf_free(&r->start);
+	sbx_buf_free(&r->end);
+	free(r->slots);
+	free(r);
+}
+
+static void table_free_families(table *t)
+{
+	for (size_t i = 0; i < t->nfams; i++)
+		family_unref(t->fams[i]);
+	free(t->fams);
+	t->fams = NULL;
+	t->nfams = 0;
+}
+
+void table_unref(table *t)
+{
+	if (t && atomic_fetch_sub(&t->refs, 1) == 1) {
+		parked_reader *p = atomic_load(&t->spare_reader);
+		if (p)
+			p->release(p);
+		table_free_families(t);
+		for (size_t i = 0; i < t->nregions; i++)
+			region_free(t->regions[i]);
+		free(t->regions);
+		pthread_rwlock_destroy(&t->lock);
+		free(t);
+	}
+}
+
+family *table_family(const table *t, const char *name)
+{
+	for (size_t i = 0; i < t->nfams; i++)
+		if (!strcmp(t->fams[i]->desc.name, name))
+			return t->fams[i];
+	return NULL;
+}
+
+static int cmp_family_ptr(const void *a, const void *b)
+{
+	return strcmp((*(family *const *)a)->desc.name,
+		      (*(family *const *)b)->desc.name);
+}
+
+int table_add_family(table *t, family *f)
+{
+	assert(!table_family(t, f->desc.name));
+	family **fams = realloc(t->fams, (t->nfams + 1) * sizeof *fams);
+	if (!fams)
+		return SBX_ENOMEM_SET();
+	t->fams = fams;
+	t->fams[t->nfams++] = f;
+	qsort(t->fams, t->nfams, sizeof *t->fams, cmp_family_ptr);
+	return SBX_OK;
+}
+
+void table_remove_family(table *t, const family *f)
+{
+	for (size_t i = 0; i < t->nfams; i++)
+		if (t->fams[i] == f) {
+			memmove(&t->fams[i], &t->fams[i + 1],
+				(t->nfams - i - 1) * sizeof *t->fams);
+			t->nfams--;
+			return;
+		}
+}
+
+int table_lock_for_data(table *t, bool need_enabled)
+{
+	pthread_rwlock_rdlock(&t->lock);
+	if (t->dropped) {
+		pthread_rwlock_unlock(&t->lock);
+		return sbx_error_set(SBX_ENOTFOUND, "table '%s' was dropped",
+				     t->name);
+	}
+	if (need_enabled && !t->enabled) {
+		pthread_rwlock_unlock(&t->lock);
+		return sbx_error_set(SBX_EDISABLED, "table '%s' is disabled",
+				     t->name);
+	}
+	return SBX_OK;
+}
+
+/* ---- the engine's lists ---- */
+
+table *engine_find_table(engine *e, const char *ns, const char *q)
+{
+	for (size_t i = 0; i < e->ntables; i++)
+		if (!strcmp(e->tables[i]->ns, ns) &&
+		    !strcmp(e->tables[i]->qualifier, q))
+			return e->tables[i];
+	return NULL;
+}
+
+bool engine_has_namespace(engine *e, const char *ns)
+{
+	for (size_t i = 0; i < e->nnamespaces; i++)
+		if (!strcmp(e->namespaces[i], ns))
+			return true;
+	return false;
+}
+
+int engine_add_namespace(engine *e, const char *ns)
+{
+	char **v = realloc(e->namespaces, (e->nnamespaces + 1) * sizeof *v);
+	if (!v)
+		return SBX_ENOMEM_SET();
+	e->namespaces = v;
+	if (!(v[e->nnamespaces] = strdup(ns)))
+		return SBX_ENOMEM_SET();
+	e->nnamespaces++;
+	return SBX_OK;
+}
+
+void engine_remove_namespace(engine *e, const char *ns)
+{
+	for (size_t i = 0; i < e->nnamespaces; i++)
+		if (!strcmp(e->namespaces[i], ns)) {
+			free(e->namespaces[i]);
+			e->namespaces[i] = e->namespaces[--e->nnamespaces];
+			return;
+		}
+}
+
+int engine_add_table(engine *e, table *t)
+{
+	table **v = realloc(e->tables, (e->ntables + 1) * sizeof *v);
+	if (!v)
+		return SBX_ENOMEM_SET();
+	e->tables = v;
+	v[e->ntables++] = t;
+	return SBX_OK;
+}
+
+void engine_remove_table(engine *e, table *t)
+{
+	for (size_t i = 0; i < e->ntables; i++)
+		if (e->tables[i] == t) {
+			e->tables[i] = e->tables[--e->ntables];
+			return;
+		}
+}
+
+int engine_table_get(table **out, engine *e, const char *name)
+{
+	char ns[SBX_MAX_TABLE_NAME + 1], q[SBX_MAX_TABLE_NAME + 1];
+	*out = NULL;
+	int rc = names_split_table(name, ns, q);
+	if (rc)
+		return rc;
+	pthread_rwlock_rdlock(&e->catalog_lock);
+	table *t = engine_find_table(e, ns, q);
+	if (t)
+		atomic_fetch_add(&t->refs, 1);
+	pthread_rwlock_unlock(&e->catalog_lock);
+	if (!t)
+		return sbx_error_set(SBX_ENOTFOUND, "table '%s' does not exist",
+				     name);
+	*out = t;
+	return SBX_OK;
+}
+
+/* ---- a step on one table, under its locks ---- */
+
+int engine_with_table_admin(engine *e, const char *name, table_fn fn,
+			    const void *arg)
+{
+	if (e->opts.read_only)
+		return sbx_error_set(SBX_EREADONLY, "database is read-only");
+	table *t;
+	int rc = engine_table_get(&t, e, name);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&e->admin_lock);
+	pthread_rwlock_wrlock(&t->lock);
+	rc = t->dropped ? sbx_error_set(SBX_ENOTFOUND,
+					"table '%s' does not exist", name)
+			: fn(e, t, arg);
+	pthread_rwlock_unlock(&t->lock);
+	pthread_mutex_unlock(&e->admin_lock);
+	table_unref(t);
+	return rc;
+}
+
+int engine_with_table_read(engine *e, const char *name, table_fn fn,
+			   const void *arg)
+{
+	table *t;
+	int rc = engine_table_get(&t, e, name);
+	if (rc)
+		return rc;
+	pthread_rwlock_rdlock(&t->lock);
+	rc = fn(e, t, arg);
+	pthread_rwlock_unlock(&t->lock);
+	table_unref(t);
+	return rc;
+}
