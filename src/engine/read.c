@@ -237,7 +237,7 @@ static int skip_in_column(reader *r, famcur *c, int *skipped)
 		if (sbx_buf_set(&r->seek, r->prefix.data, r->prefix.len) ||
 		    sbx_buf_append(&r->seek, r->colkey.data, r->colkey.len))
 			return SBX_ENOMEM_SET();
-		r->seek.data[r->seek.len - 1] = 0x02; /* after E(qual)'s 00 01 */
+		r->seek.data[r->seek.len - 1] = CELLKEY_TERM_PAST;
 		src_seek(r, c, &r->seek);
 		*skipped = 0;
 		return SBX_OK;
@@ -286,7 +286,7 @@ static int set_column(reader *r, const uint8_t *seg, size_t seg_len,
 		return SBX_ENOMEM_SET();
 	if (plain) {
 		r->cq = r->colkey.data;
-		r->cq_len = seg_len - 2;
+		r->cq_len = seg_len - CELLKEY_TERM_LEN;
 		return SBX_OK;
 	}
 	r->qual.len = 0;
@@ -319,7 +319,7 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 			   const uint8_t *row, size_t row_len,
 			   bool *other_row, bool *consumed)
 {
-	assert(r->prefix.len >= CELLKEY_EMPTY_SEGMENT_LEN);
+	assert(r->prefix.len >= CELLKEY_TERM_LEN);
 	matcher *m = &r->m;
 	family_match_params(r, c);
 	matcher_begin_row(m, &c->match);
@@ -353,7 +353,7 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 		bool fam_marker = matcher_is_family_marker(cell.type);
 		bool new_column = false;
 		if (fam_marker) {
-			if (ql != CELLKEY_EMPTY_SEGMENT_LEN)
+			if (ql != CELLKEY_TERM_LEN)
 				return sbx_error_set(SBX_EIO, "corrupt cell key");
 		} else if (!have_col || r->colkey.len != ql ||
 			   !sbx_bytes_eq(r->colkey.data, qe, ql)) {

@@ -2,14 +2,16 @@
  * regions.c - the region map of each table: routing rows to regions,
  * per-region load counters in time buckets, automatic splits by HBase's
  * policies at the midpoint of the region's data, manual split and merge,
- * and the balancer placing regions on the modelled region servers (region
- * count first, then load). Regions are logical ranges over the table's
- * column families, so a split or merge moves no cell: it swaps the map
- * under the table's write lock.
+ * and the placement of regions on the modelled region servers by the
+ * balancer keyviz shares (src/placement/). Regions are logical ranges over
+ * the table's column families, so a split or merge moves no cell: it swaps
+ * the map under the table's write lock.
  */
+#include "common/bytes.h"
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "engine/engine.h"
+#include "placement/placement.h"
 
 #include <jansson.h>
 #include <openssl/evp.h>
@@ -17,13 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	size_t n = al < bl ? al : bl;
-	int c = n ? memcmp(a, b, n) : 0;
-	return c ? c : (al < bl ? -1 : al > bl);
-}
 
 static region *region_new(engine *e, const uint8_t *s, size_t sl,
 			  const uint8_t *en, size_t el, uint64_t id, int server)
@@ -50,7 +45,7 @@ region *region_for_row(const table *t, const uint8_t *row, size_t len)
 	while (hi - lo > 1) { /* last region whose start <= row */
 		size_t mid = (lo + hi) / 2;
 		const sbx_buf *s = &t->regions[mid]->start;
-		if (cmp_bytes(s->data, s->len, row, len) <= 0)
+		if (sbx_bytes_cmp(s->data, s->len, row, len) <= 0)
 			lo = mid;
 		else
 			hi = mid;
@@ -110,116 +105,69 @@ void region_count_read(engine *e, region *r, uint64_t bytes, bool filtered)
 	atomic_fetch_add(&s->read_bytes, bytes);
 }
 
-/* ---- placement: region count first, then load ---- */
+/* ---- placement: the shared balancer (placement.h) ---- */
 
 static uint64_t recent_load(const region *r)
 {
 	return atomic_load(&r->reads) + atomic_load(&r->writes);
 }
 
-/* The server for a new region: fewest regions cluster-wide, then the
- * least loaded by this table's regions. REQUIRES: admin_lock. */
-static int pick_server(engine *e, const table *t)
+/* This table's regions as the balancer sees them; NULL on ENOMEM. */
+static placement_region *placement_of(const table *t)
 {
-	int best = 0;
-	uint64_t best_load = UINT64_MAX;
-	for (int s = 0; s < e->nservers; s++) {
-		uint64_t load = 0;
-		for (size_t i = 0; i < t->nregions; i++)
-			if (t->regions[i]->server == s)
-				load += recent_load(t->regions[i]);
-		if (e->server_regions[s] < e->server_regions[best] ||
-		    (e->server_regions[s] == e->server_regions[best] &&
-		     load < best_load)) {
-			best = s;
-			best_load = load;
-		}
-	}
-	return best;
+	placement_region *pr = malloc((t->nregions ? t->nregions : 1) *
+				      sizeof *pr);
+	for (size_t i = 0; pr && i < t->nregions; i++)
+		pr[i] = (placement_region){t->regions[i]->server,
+					   recent_load(t->regions[i])};
+	return pr;
 }
 
-/* Even out this table's regions across servers by count (moving the
- * least-loaded region of the fullest server, as a cheap move), then move
- * the hottest region off a server carrying over twice the mean load when
- * a colder server can take it. REQUIRES: admin_lock and t->lock (write). */
+/* The server for a new region. REQUIRES: admin_lock. */
+static int pick_server(engine *e, const table *t)
+{
+	placement_region *pr = placement_of(t);
+	int s = pr ? placement_pick_server(e->server_regions, e->nservers, pr,
+					   t->nregions)
+		   : 0; /* no memory for the model: any server will do */
+	free(pr);
+	return s;
+}
+
+/* Rebalance after the map changed. Without memory for the model the
+ * placement stays as it is, which is still a valid map.
+ * REQUIRES: admin_lock and t->lock (write). */
 static void balance(engine *e, table *t)
 {
-	for (int guard = 0; guard < 1000; guard++) {
-		int hi = 0, lo = 0;
-		for (int s = 1; s < e->nservers; s++) {
-			if (e->server_regions[s] > e->server_regions[hi])
-				hi = s;
-			if (e->server_regions[s] < e->server_regions[lo])
-				lo = s;
-		}
-		if (e->server_regions[hi] - e->server_regions[lo] <= 1)
-			break;
-		region *move = NULL;
-		for (size_t i = 0; i < t->nregions; i++)
-			if (t->regions[i]->server == hi &&
-			    (!move || recent_load(t->regions[i]) < recent_load(move)))
-				move = t->regions[i];
-		if (!move)
-			break; /* the excess belongs to other tables */
-		move->server = lo;
-		e->server_regions[hi]--;
-		e->server_regions[lo]++;
-	}
-	uint64_t load[ENGINE_MAX_SERVERS] = {0}, total = 0;
-	for (size_t i = 0; i < t->nregions; i++) {
-		load[t->regions[i]->server] += recent_load(t->regions[i]);
-		total += recent_load(t->regions[i]);
-	}
-	int hot = 0, cold = 0;
-	for (int s = 1; s < e->nservers; s++) {
-		if (load[s] > load[hot])
-			hot = s;
-		if (load[s] < load[cold])
-			cold = s;
-	}
-	if (e->nservers < 2 || total == 0 ||
-	    load[hot] * (uint64_t)e->nservers <= 2 * total)
+	placement_region *pr = placement_of(t);
+	if (!pr)
 		return;
-	region *hottest = NULL, *coldest = NULL;
-	for (size_t i = 0; i < t->nregions; i++) {
-		region *r = t->regions[i];
-		if (r->server == hot && (!hottest || recent_load(r) > recent_load(hottest)))
-			hottest = r;
-		if (r->server == cold && (!coldest || recent_load(r) < recent_load(coldest)))
-			coldest = r;
-	}
-	/* swap only if it lowers the hottest server's load */
-	if (hottest && coldest && recent_load(hottest) > recent_load(coldest) &&
-	    load[hot] - recent_load(hottest) + recent_load(coldest) < load[hot]) {
-		hottest->server = cold;
-		coldest->server = hot;
-	}
+	uint64_t load[ENGINE_MAX_SERVERS];
+	placement_balance(pr, t->nregions, e->server_regions, e->nservers,
+			  load);
+	for (size_t i = 0; i < t->nregions; i++)
+		t->regions[i]->server = pr[i].server;
+	free(pr);
 }
 
 /* ---- catalog ---- */
 
+/* A start key as lower-case hex, NUL-terminated; free(). NULL: ENOMEM. */
 static char *hex(const uint8_t *p, size_t n)
 {
-	char *s = malloc(2 * n + 1);
-	for (size_t i = 0; s && i < n; i++)
-		snprintf(s + 2 * i, 3, "%02x", p[i]);
-	if (s)
-		s[2 * n] = 0;
-	return s;
+	sbx_buf b = {0};
+	if (sbx_hex_append(&b, p, n, false) || sbx_buf_push(&b, 0)) {
+		sbx_buf_free(&b);
+		return NULL;
+	}
+	return (char *)b.data;
 }
 
 static int unhex(sbx_buf *out, const char *s)
 {
-	size_t n = strlen(s);
-	if (n % 2)
-		return SBX_EIO;
+	size_t bad_at;
 	out->len = 0;
-	for (size_t i = 0; i < n; i += 2) {
-		unsigned v;
-		if (sscanf(s + i, "%2x", &v) != 1 || sbx_buf_push(out, (uint8_t)v))
-			return SBX_EIO;
-	}
-	return SBX_OK;
+	return sbx_hex_decode(out, s, strlen(s), &bad_at) ? SBX_EIO : SBX_OK;
 }
 
 static const char *const policy_names[] = {
@@ -366,7 +314,7 @@ int regions_init(engine *e, table *t, const sbx_bytes *splits, size_t n)
 					     "split key %zu is empty or longer "
 					     "than %d bytes",
 					     i, SBX_MAX_ROW_LENGTH);
-		if (i && cmp_bytes(splits[i - 1].data, splits[i - 1].len,
+		if (i && sbx_bytes_cmp(splits[i - 1].data, splits[i - 1].len,
 				   splits[i].data, splits[i].len) >= 0)
 			return sbx_error_set(SBX_EINVAL,
 					     "split keys must be sorted and "
@@ -512,7 +460,7 @@ static int family_midpoint(engine *e, family *f, const sbx_buf *lo,
 	for (size_t i = 0; !rc && i < ns; i++) {
 		uint64_t d = smp[i].at > cum / 2 ? smp[i].at - cum / 2
 						 : cum / 2 - smp[i].at;
-		if (d < best && cmp_bytes(smp[i].row.data, smp[i].row.len,
+		if (d < best && sbx_bytes_cmp(smp[i].row.data, smp[i].row.len,
 					  first->data, first->len) != 0) {
 			best = d;
 			rc = sbx_buf_set(mid, smp[i].row.data, smp[i].row.len);
@@ -559,9 +507,9 @@ static int region_midpoint(engine *e, family **fams, size_t nfams,
 		}
 		/* the point must fall strictly inside the region */
 		if (mid->len == 0 ||
-		    cmp_bytes(mid->data, mid->len, start->data, start->len) <= 0 ||
+		    sbx_bytes_cmp(mid->data, mid->len, start->data, start->len) <= 0 ||
 		    (end->len &&
-		     cmp_bytes(mid->data, mid->len, end->data, end->len) >= 0))
+		     sbx_bytes_cmp(mid->data, mid->len, end->data, end->len) >= 0))
 			mid->len = 0;
 	}
 	sbx_buf_free(&lo);
@@ -822,7 +770,7 @@ static int do_split_at_key(engine *e, table *t, const void *arg)
 {
 	const key_arg *k = arg;
 	region *r = region_for_row(t, k->key, k->len);
-	if (cmp_bytes(k->key, k->len, r->start.data, r->start.len) == 0)
+	if (sbx_bytes_cmp(k->key, k->len, r->start.data, r->start.len) == 0)
 		return sbx_error_set(SBX_EINVAL,
 				     "split key is already a region boundary "
 				     "of table '%s'",
@@ -877,7 +825,7 @@ static int do_merge(engine *e, table *t, const void *arg)
 	const key_arg *k = arg;
 	size_t idx = SIZE_MAX;
 	for (size_t i = 0; i < t->nregions; i++)
-		if (!cmp_bytes(t->regions[i]->start.data, t->regions[i]->start.len,
+		if (!sbx_bytes_cmp(t->regions[i]->start.data, t->regions[i]->start.len,
 			       k->key, k->len))
 			idx = i;
 	if (idx == SIZE_MAX || idx + 1 >= t->nregions)

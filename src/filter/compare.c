@@ -155,9 +155,9 @@ int sbx_comparator_compare(sbx_comparator *c, const void *field, size_t len)
 	const uint8_t *f = field;
 	switch (c->type) {
 	case SBX_COMPARATOR_BINARY:
-		return flt_bytes_cmp(c->value, c->len, f, len);
+		return sbx_bytes_cmp(c->value, c->len, f, len);
 	case SBX_COMPARATOR_BINARY_PREFIX:
-		return flt_bytes_cmp(c->value, c->len, f,
+		return sbx_bytes_cmp(c->value, c->len, f,
 				     len < c->len ? len : c->len);
 	case SBX_COMPARATOR_REGEX: {
 		static const uint8_t empty[1];
@@ -254,10 +254,10 @@ int flt_hint_cmp(const sbx_filter_hint *a, const sbx_filter_hint *b,
 		 bool reversed)
 {
 	assert(a && b);
-	int c = flt_bytes_cmp(a->row.data, a->row.len, b->row.data, b->row.len);
+	int c = sbx_bytes_cmp(a->row.data, a->row.len, b->row.data, b->row.len);
 	if (c)
 		return reversed ? -c : c;
-	return flt_bytes_cmp(a->qualifier.data, a->qualifier.len,
+	return sbx_bytes_cmp(a->qualifier.data, a->qualifier.len,
 			     b->qualifier.data, b->qualifier.len);
 }
 

@@ -216,13 +216,13 @@ static int code_from_prev(flt_list *s, flt_list_child *c, const sbx_cell *cell)
 		if (!c->has_prev_hint)
 			return -1;
 		const sbx_buf *hr = &c->prev_hint.row;
-		int r = flt_bytes_cmp(cell->row, cell->row_len, hr->data,
+		int r = sbx_bytes_cmp(cell->row, cell->row_len, hr->data,
 				      hr->len);
 		if (r)
 			return (s->reversed ? r > 0 : r < 0) ? SEEK : -1;
 		if (!same_family)
 			return -1;
-		return flt_bytes_cmp(cell->qualifier, cell->qualifier_len,
+		return sbx_bytes_cmp(cell->qualifier, cell->qualifier_len,
 				     c->prev_hint.qualifier.data,
 				     c->prev_hint.qualifier.len) < 0
 			       ? SEEK

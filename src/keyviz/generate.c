@@ -7,6 +7,7 @@
 #include "keyviz_int.h"
 
 #include "common/buf.h"
+#include "common/bytes.h"
 #include "common/error.h"
 
 #include <math.h>
@@ -304,7 +305,7 @@ static size_t gen_field(sbx_workload_iter *it, size_t fi, uint64_t k)
 		return n;
 	}
 	case GEN_RANDOM: {
-		static const char hex[] = "0123456789abcdef";
+		const char *hex = sbx_hex_lower;
 		for (int i = 0; i < f->bytes; i++) {
 			if (i % 8 == 0 && i)
 				r = kv_mix64(r);
@@ -326,7 +327,7 @@ static int gen_record(sbx_workload_iter *it, uint64_t k)
 		it->kv[j].value_len = gen_field(it, fi, k);
 		it->kv[j].value = it->vals[fi];
 	}
-	sbx_buf_clear(&it->key);
+	sbx_buf_reset(&it->key);
 	return sbx_keydesign_encode(&it->key, it->d, it->kv, it->nused);
 }
 
@@ -354,7 +355,7 @@ static uint64_t pick_existing(sbx_workload_iter *it)
 static int trace_record(sbx_workload_iter *it, const kv_trace_op *t)
 {
 	const sbx_workload *w = it->w;
-	sbx_buf_clear(&it->scratch);
+	sbx_buf_reset(&it->scratch);
 	int rc = sbx_buf_append(&it->scratch, w->arena.data + t->off, t->len);
 	if (!rc)
 		rc = sbx_buf_push(&it->scratch, 0);
@@ -393,7 +394,7 @@ static int trace_record(sbx_workload_iter *it, const kv_trace_op *t)
 		*e = 0;
 		s = end ? e : e + 1;
 	}
-	sbx_buf_clear(&it->key);
+	sbx_buf_reset(&it->key);
 	rc = sbx_keydesign_encode(&it->key, it->d, it->tkv, n);
 	if (rc)
 		return sbx_error_set(rc, "trace line %d: %s", t->line,
@@ -422,7 +423,7 @@ static int next_trace(sbx_workload_iter *it, sbx_workload_op *op)
 		op->key = w->arena.data + t->off;
 		op->key_len = t->len;
 	} else {
-		sbx_buf_clear(&it->key);
+		sbx_buf_reset(&it->key);
 		rc = sbx_key_from_binary_string(
 			&it->key, (const char *)w->arena.data + t->off, t->len);
 		if (rc)

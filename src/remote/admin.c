@@ -175,13 +175,6 @@ static void set_str(json_t *o, const char *k, const char *v)
 	json_object_set_new(o, k, json_string(v));
 }
 
-static void set_int(json_t *o, const char *k, long long v)
-{
-	char tmp[24];
-	snprintf(tmp, sizeof tmp, "%lld", v);
-	set_str(o, k, tmp);
-}
-
 /* A ColumnSchema with HBase's attribute names, values as strings. */
 static json_t *family_json(const sbx_family_desc *f)
 {
@@ -189,17 +182,9 @@ static json_t *family_json(const sbx_family_desc *f)
 	if (!o)
 		return NULL;
 	set_str(o, "name", f->name);
-	set_int(o, "VERSIONS", f->max_versions);
-	set_int(o, "MIN_VERSIONS", f->min_versions);
-	set_int(o, "TTL", f->ttl_seconds);
-	set_str(o, "KEEP_DELETED_CELLS",
-		sbx_keep_deleted_name(f->keep_deleted_cells));
-	set_str(o, "BLOOMFILTER", sbx_bloom_name(f->bloom_filter));
-	set_int(o, "BLOCKSIZE", f->block_size);
-	set_str(o, "COMPRESSION", sbx_compression_name(f->compression));
-	set_str(o, "DATA_BLOCK_ENCODING",
-		sbx_encoding_name(f->data_block_encoding));
-	set_str(o, "IN_MEMORY", f->in_memory ? "true" : "false");
+	sbx_family_attr a;
+	for (size_t i = 0; sbx_family_desc_attr(&a, f, i) == SBX_OK; i++)
+		set_str(o, a.name, a.value);
 	return o;
 }
 
@@ -309,32 +294,8 @@ int remote_table_create(void *p, const char *name,
 	return send_schema(db, "PUT", name, families, n);
 }
 
-static int parse_enum(const char *v, const char *(*name)(int), int n, int *out)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcasecmp(v, name(i))) {
-			*out = i;
-			return 1;
-		}
-	return 0;
-}
-
-static const char *bloom_name(int i) { return sbx_bloom_name((sbx_bloom)i); }
-static const char *comp_name(int i)
-{
-	return sbx_compression_name((sbx_compression)i);
-}
-static const char *enc_name(int i)
-{
-	return sbx_encoding_name((sbx_block_encoding)i);
-}
-static const char *kdc_name(int i)
-{
-	return sbx_keep_deleted_name((sbx_keep_deleted)i);
-}
-
 /* A family descriptor from a ColumnSchema object; unknown attributes and
- * values this library has no name for keep their defaults. */
+ * values this library cannot take keep their defaults. */
 static void family_from_json(sbx_family_desc *f, json_t *o)
 {
 	json_t *name = json_object_get(o, "name");
@@ -356,27 +317,8 @@ static void family_from_json(sbx_family_desc *f, json_t *o)
 				 json_is_true(v) ? "true" : "false");
 		else
 			continue;
-		int e;
-		if (!strcmp(k, "VERSIONS"))
-			f->max_versions = atoi(text);
-		else if (!strcmp(k, "MIN_VERSIONS"))
-			f->min_versions = atoi(text);
-		else if (!strcmp(k, "TTL"))
-			f->ttl_seconds = strtoll(text, NULL, 10);
-		else if (!strcmp(k, "BLOCKSIZE"))
-			f->block_size = atoi(text);
-		else if (!strcmp(k, "IN_MEMORY"))
-			f->in_memory = !strcasecmp(text, "true");
-		else if (!strcmp(k, "BLOOMFILTER") && parse_enum(text, bloom_name, 3, &e))
-			f->bloom_filter = (sbx_bloom)e;
-		else if (!strcmp(k, "COMPRESSION") && parse_enum(text, comp_name, 4, &e))
-			f->compression = (sbx_compression)e;
-		else if (!strcmp(k, "DATA_BLOCK_ENCODING") &&
-			 parse_enum(text, enc_name, 5, &e))
-			f->data_block_encoding = (sbx_block_encoding)e;
-		else if (!strcmp(k, "KEEP_DELETED_CELLS") &&
-			 parse_enum(text, kdc_name, 3, &e))
-			f->keep_deleted_cells = (sbx_keep_deleted)e;
+		if (strcmp(k, "name"))
+			(void)sbx_family_desc_set(f, k, text);
 	}
 }
 

@@ -6,6 +6,7 @@
  * REST cannot express (one version: Delete; DeleteFamilyVersion) are
  * refused before anything is sent.
  */
+#include "common/bytes.h"
 #include "remote/remote.h"
 
 #include "common/error.h"
@@ -359,19 +360,13 @@ static int send_rmw(remote_table *t, const sbx_mutation *m, mut_kind kind,
 
 static int cmp_cell_order(const sbx_cell *x, const sbx_cell *y)
 {
-	size_t n = x->family_len < y->family_len ? x->family_len : y->family_len;
-	int c = n ? memcmp(x->family, y->family, n) : 0;
+	int c = sbx_bytes_cmp(x->family, x->family_len, y->family,
+			      y->family_len);
+	if (!c)
+		c = sbx_bytes_cmp(x->qualifier, x->qualifier_len, y->qualifier,
+				  y->qualifier_len);
 	if (c)
 		return c;
-	if (x->family_len != y->family_len)
-		return x->family_len < y->family_len ? -1 : 1;
-	n = x->qualifier_len < y->qualifier_len ? x->qualifier_len
-						 : y->qualifier_len;
-	c = n ? memcmp(x->qualifier, y->qualifier, n) : 0;
-	if (c)
-		return c;
-	if (x->qualifier_len != y->qualifier_len)
-		return x->qualifier_len < y->qualifier_len ? -1 : 1;
 	return x->timestamp > y->timestamp ? -1 : x->timestamp < y->timestamp;
 }
 

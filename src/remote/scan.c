@@ -7,6 +7,7 @@
  * cells per result; inclusive/exclusive bounds and `limit` are enforced
  * here too, so any gateway gives the table API's exact rows.
  */
+#include "common/bytes.h"
 #include "remote/remote.h"
 
 #include "common/error.h"
@@ -38,27 +39,20 @@ typedef struct remote_scanner {
 	size_t ready_pos;
 } remote_scanner;
 
-static int cmp_key(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	size_t n = al < bl ? al : bl;
-	int c = n ? memcmp(a, b, n) : 0;
-	return c ? c : (al < bl ? -1 : al > bl);
-}
-
 typedef enum bound_verdict { ROW_TAKE, ROW_SKIP, ROW_END } bound_verdict;
 
 static bound_verdict check_bounds(const remote_scanner *s, const uint8_t *row,
 				  size_t len)
 {
 	if (s->start_len) {
-		int c = cmp_key(row, len, s->start, s->start_len);
+		int c = sbx_bytes_cmp(row, len, s->start, s->start_len);
 		if (s->reversed ? c > 0 : c < 0)
 			return ROW_SKIP;
 		if (c == 0 && !s->start_inclusive)
 			return ROW_SKIP;
 	}
 	if (s->stop_len) {
-		int c = cmp_key(row, len, s->stop, s->stop_len);
+		int c = sbx_bytes_cmp(row, len, s->stop, s->stop_len);
 		if (s->reversed ? c < 0 : c > 0)
 			return ROW_END;
 		if (c == 0 && !s->stop_inclusive)

@@ -5,6 +5,7 @@
  * hashes computed on encode and verified on decode. An encode either
  * appends the whole key or leaves the output buffer as it was.
  */
+#include "common/bytes.h"
 #include "common/error.h"
 #include "rowkey/design.h"
 
@@ -548,35 +549,16 @@ static int parse_double(const char *v, size_t n, bool f32, double *out)
 
 static int hex_decode(const char *v, size_t n, sbx_buf *out)
 {
-	if (n % 2)
+	size_t bad_at;
+	int rc = sbx_hex_decode(out, v, n, &bad_at);
+	if (rc == SBX_EINVAL && bad_at == n)
 		return sbx_error_set(SBX_EINVAL, "bytes are given as hex "
 					       "digits; '%.*s' has an odd "
 					       "count", (int)(n < 40 ? n : 40), v);
-	size_t start = out->len;
-	for (size_t i = 0; i < n; i += 2) {
-		int hi = -1, lo = -1;
-		for (int k = 0; k < 2; k++) {
-			char c = v[i + k];
-			int d = c >= '0' && c <= '9'   ? c - '0'
-				: c >= 'a' && c <= 'f' ? c - 'a' + 10
-				: c >= 'A' && c <= 'F' ? c - 'A' + 10
-						       : -1;
-			if (k == 0)
-				hi = d;
-			else
-				lo = d;
-		}
-		if (hi < 0 || lo < 0) {
-			out->len = start;
-			return sbx_error_set(SBX_EINVAL, "'%.2s' is not hex",
-					     v + i);
-		}
-		if (sbx_buf_push(out, (uint8_t)(hi << 4 | lo))) {
-			out->len = start;
-			return SBX_ENOMEM;
-		}
-	}
-	return SBX_OK;
+	if (rc == SBX_EINVAL)
+		return sbx_error_set(SBX_EINVAL, "'%.2s' is not hex",
+				     v + bad_at);
+	return rc;
 }
 
 static bool all_digits(const char *v, size_t n)

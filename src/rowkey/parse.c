@@ -5,6 +5,7 @@
  * docs/keys.md. Every error names the line and column; nothing half-built
  * escapes (all allocations are released on failure).
  */
+#include "common/bytes.h"
 #include "common/error.h"
 #include "rowkey/design.h"
 
@@ -96,17 +97,6 @@ static int err_at(sbx_keyparse_pos *pos, int line, int column, const char *fmt,
 
 /* ---- tokenizer ---- */
 
-static int hexdig(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool name_start(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
@@ -177,8 +167,8 @@ static int lex_string(parser *p, token *t, const char *s, size_t len,
 			case '\\': case '\'': case '"': ch = (uint8_t)e; break;
 			case 'x':
 				if (j + 3 >= len ||
-				    (hi = hexdig(s[j + 2])) < 0 ||
-				    (lo = hexdig(s[j + 3])) < 0) {
+				    (hi = sbx_hex_digit(s[j + 2])) < 0 ||
+				    (lo = sbx_hex_digit(s[j + 3])) < 0) {
 					sbx_buf_free(&b);
 					return err_at(p->pos, t->line, c,
 						      "\\x needs two hex "
@@ -288,7 +278,7 @@ static int tokenize(parser *p, const char *s, size_t len)
 				j += 2;
 			size_t digits = 0;
 			while (j < len) {
-				int d = hex ? hexdig(s[j])
+				int d = hex ? sbx_hex_digit(s[j])
 					    : (s[j] >= '0' && s[j] <= '9'
 						       ? s[j] - '0'
 						       : -1);

@@ -5,6 +5,7 @@
  * follow each field's order (descending codecs swap them) and each field's
  * framing (terminated, fixed, or last and unterminated).
  */
+#include "common/bytes.h"
 #include "common/error.h"
 #include "rowkey/design.h"
 
@@ -193,9 +194,7 @@ static int add_range(sbx_keyplan *p, int bucket, const sbx_buf *salt,
 	}
 	/* an empty range (start >= stop) scans nothing: leave it out */
 	if (e.len) {
-		size_t m = s.len < e.len ? s.len : e.len;
-		int c = m ? memcmp(s.data, e.data, m) : 0;
-		if (c > 0 || (c == 0 && s.len >= e.len)) {
+		if (sbx_bytes_cmp(s.data, s.len, e.data, e.len) >= 0) {
 			sbx_buf_free(&s);
 			sbx_buf_free(&e);
 			return SBX_OK;

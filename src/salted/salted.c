@@ -8,6 +8,7 @@
 #include "saltbox/salted.h"
 
 #include "common/buf.h"
+#include "common/bytes.h"
 #include "common/error.h"
 
 #include <assert.h>
@@ -60,10 +61,7 @@ typedef struct merge {
 static bool before(const merge *m, size_t i, size_t j)
 {
 	const sub *a = &m->subs[m->heap[i]], *b = &m->subs[m->heap[j]];
-	size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
-	int c = n ? memcmp(a->key, b->key, n) : 0;
-	if (!c)
-		c = a->key_len < b->key_len ? -1 : a->key_len > b->key_len;
+	int c = sbx_bytes_cmp(a->key, a->key_len, b->key, b->key_len);
 	if (m->reversed)
 		c = -c;
 	return c < 0 || (c == 0 && a->idx < b->idx);

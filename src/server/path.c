@@ -4,6 +4,7 @@
  * timestamps on ','; only then URL-decode each token, so %2F and %2C are
  * safe inside keys. A decoded row ending in '*' is a prefix glob.
  */
+#include "common/bytes.h"
 #include "server/rest.h"
 
 #include "common/buf.h"
@@ -14,17 +15,6 @@
 
 #define PATH_ERR(err, ...) \
 	(snprintf((err), REST_ERR_LEN, __VA_ARGS__), SBX_EPARSE)
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 int rest_url_decode(sbx_buf *out, const char *text, size_t len)
 {
@@ -37,7 +27,7 @@ int rest_url_decode(sbx_buf *out, const char *text, size_t len)
 		if (c == '%') {
 			if (i + 2 >= len)
 				return SBX_EPARSE;
-			int hi = hex_value(text[i + 1]), lo = hex_value(text[i + 2]);
+			int hi = sbx_hex_digit(text[i + 1]), lo = sbx_hex_digit(text[i + 2]);
 			if (hi < 0 || lo < 0)
 				return SBX_EPARSE;
 			out->data[out->len++] = (uint8_t)(hi << 4 | lo);
