@@ -9,6 +9,7 @@ PACKAGES=(
   libjansson-dev libssl-dev libxxhash-dev libedit-dev libpcre2-dev
   libcurl4-openssl-dev libmicrohttpd-dev libexpat1-dev
   libprotobuf-c-dev protobuf-c-compiler
+  libgrpc-dev  # the Cloud Bigtable backend (src/bigtable/): gRPC C core
   libsqlite3-dev liblmdb-dev
   clang libclang-rt-14-dev
   curl wrk nginx-light libxml2-utils

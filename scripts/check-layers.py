@@ -22,7 +22,8 @@ LAYERS = {
     'engine': ['common', 'filter', 'rowkey', 'model', 'placement'],
     'wire': ['common', 'model'],
     'remote': ['common', 'filter', 'model', 'wire'],
-    'table': ['common', 'model', 'engine', 'remote'],
+    'bigtable': ['common', 'filter', 'model'],
+    'table': ['common', 'model', 'engine', 'remote', 'bigtable'],
     'salted': ['common', 'rowkey', 'model', 'table'],
     'txn': ['common', 'model', 'table'],
     'datastore': ['common', 'rowkey', 'model', 'table', 'txn'],
@@ -52,8 +53,11 @@ def objects(build):
                 if f.endswith('.c.o'):
                     path = os.path.join(base, f)
                     rel = os.path.relpath(path, os.path.join(root, d))
-                    if '/' not in rel:  # generated into the build tree
-                        rel = d[len('sbx_'):-len('.dir')] + '/' + rel
+                    layer = d[len('sbx_'):-len('.dir')]
+                    if not rel.startswith(layer + '/'):
+                        # generated into the build tree (the /ui assets,
+                        # the Bigtable backend's protobuf-c messages)
+                        rel = layer + '/' + rel.replace('/', '_')
                     yield rel[:-2], path
 
 

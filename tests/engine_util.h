@@ -14,9 +14,23 @@
 /*
  * The backend under test: embedded (default), or with SBX_TEST_BACKEND=remote
  * the HBase REST gateway at SBX_TEST_URL (tests/run_remote.sh starts
- * `saltbox serve` and sets both), so one binary checks both backends with
- * the same expected values.
+ * `saltbox serve` and sets both), or with SBX_TEST_BACKEND=bigtable Google's
+ * Bigtable emulator at SBX_TEST_URL=bigtable://p/i (tests/run_bigtable.sh),
+ * so one binary checks every backend with the same expected values.
  */
+static inline bool test_bigtable(void)
+{
+	const char *b = getenv("SBX_TEST_BACKEND");
+	return b && !strcmp(b, "bigtable");
+}
+
+/* A client backend (REST or Bigtable): connect rather than open a dir. */
+static inline bool test_client(void)
+{
+	const char *b = getenv("SBX_TEST_BACKEND");
+	return b && (!strcmp(b, "remote") || !strcmp(b, "bigtable"));
+}
+
 static inline bool test_remote(void)
 {
 	const char *b = getenv("SBX_TEST_BACKEND");
@@ -32,6 +46,21 @@ static inline bool skip_on_remote(const char *why)
 	printf("skip [%s] on remote: %s\n", check_current, why);
 	return true;
 }
+
+/* The same for the Bigtable backend: what Bigtable cannot express. */
+static inline bool skip_on_bigtable(const char *why)
+{
+	if (!test_bigtable())
+		return false;
+	printf("skip [%s] on bigtable: %s\n", check_current, why);
+	return true;
+}
+
+#define SKIP_ON_BIGTABLE(why)                                                \
+	do {                                                                 \
+		if (skip_on_bigtable(why))                                   \
+			return;                                              \
+	} while (0)
 
 /* Skip the whole test function on the remote backend, saying why. */
 #define SKIP_ON_REMOTE(why)                                                  \
@@ -64,7 +93,7 @@ static inline sbx_db *open_at(const char *dir, bool fresh)
 {
 	sbx_db *db = NULL;
 	int rc;
-	if (test_remote()) {
+	if (test_client()) {
 		const char *url = getenv("SBX_TEST_URL");
 		rc = sbx_db_connect(&db, url ? url : "http://127.0.0.1:8080");
 		if (rc == SBX_OK && fresh)

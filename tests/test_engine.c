@@ -89,7 +89,8 @@ static void test_versions(void)
 	CHECK_STR(get_str(t, "r", &o, true),
 		  "r/cf:q@4=v4;r/cf:q@3=v3;r/cf:q@2=v2;");
 	/* ...and after a major compaction only VERSIONS=3 remain. */
-	if (!skip_on_remote("HBase REST has no major compaction endpoint")) {
+	if (!skip_on_remote("HBase REST has no major compaction endpoint") &&
+	    !skip_on_bigtable("Bigtable has no major compaction call")) {
 		CHECK_INT(sbx_table_major_compact(db, "t"), SBX_OK);
 		CHECK_STR(get_str(t, "r", &o, true), "r/cf:q@4=v4;r/cf:q@3=v3;");
 	}
@@ -102,6 +103,7 @@ static void test_versions(void)
 
 static void test_delete_markers(void)
 {
+	SKIP_ON_BIGTABLE("Bigtable keeps no delete markers (deletes remove cells at once) and has no raw scans of them");
 	SKIP_ON_REMOTE("HBase REST cannot express Delete (one version) or "
 		       "DeleteFamilyVersion, and has no raw scans");
 	setup("deletes", 5);
@@ -159,6 +161,7 @@ static void test_delete_markers(void)
  * compaction removes the marker. */
 static void test_delete_masks_later_put_quirk(void)
 {
+	SKIP_ON_BIGTABLE("a quirk of HBase's delete markers; Bigtable keeps none");
 	setup("quirk_a", 1);
 	REQUIRE(t);
 	sbx_read_opts o;
@@ -168,7 +171,8 @@ static void test_delete_masks_later_put_quirk(void)
 	CHECK_STR(get_str(t, "r", &o, true), "");
 	CHECK_INT(put1(t, "r", "cf", "q", 150, "newer"), SBX_OK);
 	CHECK_STR(get_str(t, "r", &o, true), "r/cf:q@150=newer;");
-	if (skip_on_remote("HBase REST has no major compaction endpoint")) {
+	if (skip_on_remote("HBase REST has no major compaction endpoint") ||
+	    skip_on_bigtable("Bigtable has no major compaction call")) {
 		teardown();
 		return;
 	}
@@ -186,6 +190,7 @@ static void test_delete_masks_later_put_quirk(void)
  * deleting t3 brings t1 back until a major compaction has dropped it. */
 static void test_major_compaction_changes_results_quirk(void)
 {
+	SKIP_ON_BIGTABLE("a quirk of HBase's delete markers and major compaction; Bigtable has neither");
 	SKIP_ON_REMOTE("HBase REST cannot delete one version (Delete) and "
 		       "has no major compaction endpoint");
 	setup("quirk_b", 2);
@@ -264,7 +269,8 @@ static void test_ttl_and_min_versions(void)
 	snprintf(expect, sizeof expect, "r/a:new@%lld=y;r/m:old@%lld=o2;",
 		 (long long)now, (long long)(now - 60000));
 	CHECK_STR(get_str(t, "r", &o, true), expect);
-	if (skip_on_remote("HBase REST has no major compaction or raw scans")) {
+	if (skip_on_remote("HBase REST has no major compaction or raw scans") ||
+	    skip_on_bigtable("Bigtable has no major compaction call")) {
 		teardown();
 		return;
 	}
@@ -280,6 +286,7 @@ static void test_ttl_and_min_versions(void)
 
 static void test_keep_deleted_cells(void)
 {
+	SKIP_ON_BIGTABLE("KEEP_DELETED_CELLS needs delete markers, which Bigtable does not keep");
 	db = open_fresh("kdc");
 	REQUIRE(db);
 	sbx_family_desc f[2];
@@ -298,7 +305,8 @@ static void test_keep_deleted_cells(void)
 	CHECK_STR(get_str(t, "r", &o, true), "");
 	o.max_ts = 150; /* point-in-time read before the delete */
 	CHECK_STR(get_str(t, "r", &o, true), "r/k:q@100=kept;");
-	if (skip_on_remote("HBase REST has no major compaction or raw scans")) {
+	if (skip_on_remote("HBase REST has no major compaction or raw scans") ||
+	    skip_on_bigtable("Bigtable has no major compaction call")) {
 		teardown();
 		return;
 	}
@@ -399,6 +407,7 @@ static void test_check_and_mutate(void)
 
 static void test_compaction_gc(void)
 {
+	SKIP_ON_BIGTABLE("Bigtable has no delete markers, raw marker scans or major compaction call");
 	SKIP_ON_REMOTE("HBase REST has no raw scans, flush or major compaction");
 	setup("gc", 1);
 	REQUIRE(t);

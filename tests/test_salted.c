@@ -143,6 +143,7 @@ static void test_merged_scan(void)
 
 static void test_split_keys_from_design(void)
 {
+	SKIP_ON_BIGTABLE("the emulator ignores initial splits, so the regions cannot show them");
 	SKIP_ON_REMOTE("HBase REST cannot create a pre-split table");
 	sbx_keydesign *d = design("salt(4) + user_id:str(2)");
 	REQUIRE(d);

@@ -119,4 +119,8 @@ extern const sbx_backend_ops engine_backend_ops;
 int remote_connect(void **out, const char *url);
 extern const sbx_backend_ops remote_backend_ops;
 
+/* The Cloud Bigtable backend's entry point (src/bigtable/backend.c). */
+int bigtable_connect(void **out, const char *url);
+extern const sbx_backend_ops bigtable_backend_ops;
+
 #endif

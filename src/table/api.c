@@ -69,12 +69,15 @@ int sbx_db_connect(sbx_db **out, const char *url)
 	sbx_db *db = sbx_calloc(1, sizeof *db);
 	if (!db)
 		return SBX_ENOMEM_SET();
-	int rc = remote_connect(&db->impl, url);
+	/* the URL's scheme picks the client backend */
+	bool bigtable = url && !strncmp(url, "bigtable://", 11);
+	int rc = bigtable ? bigtable_connect(&db->impl, url)
+			  : remote_connect(&db->impl, url);
 	if (rc) {
 		free(db);
 		return rc;
 	}
-	db->ops = &remote_backend_ops;
+	db->ops = bigtable ? &bigtable_backend_ops : &remote_backend_ops;
 	*out = db;
 	return SBX_OK;
 }
