@@ -409,7 +409,7 @@ static int rocks_open(void **out, const char *dir, const bench_cfg *cfg)
 	rocks_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return -1;
-	/* Exactly what Saltbox's family gets (src/engine/gc.c, engine.c):
+	/* Exactly what Saltbox's family gets (src/engine/gc.c, db.c):
 	 * shared LRU cache, same block size, format 5, full bloom 10 bits on
 	 * the row prefix only, no compression, 64 MB memtable, 2 jobs. */
 	s->opts = rocksdb_options_create();

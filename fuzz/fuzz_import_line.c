@@ -1,19 +1,20 @@
 /*
  * fuzz_import_line.c - libFuzzer target for `saltbox import`'s line
- * parsing: TSV cells (row, family:qualifier, timestamp, value with \xHH
- * escapes) or JSON CellSets, picked by the first byte. Any bytes either
- * give mutations (then freed) or a bad line with a reason; never crash,
- * hang or leak.
+ * parsing (io/celllines.h): TSV cells (row, family:qualifier, timestamp,
+ * value with \xHH escapes) or JSON CellSets, picked by the first byte.
+ * Any bytes either give mutations (then freed) or a bad line with a
+ * reason; never crash, hang or leak.
  */
-#include "../tools/cmd_export.c"
+#include "io/celllines.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0)
 		return 0;
-	xopts o;
-	memset(&o, 0, sizeof o);
-	o.json = data[0] & 1;
+	bool json = data[0] & 1;
 	char *text = malloc(size);
 	if (!text)
 		return 0;
@@ -21,14 +22,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size - 1] = 0;
 	sbx_mutation **ms;
 	size_t n;
-	const char *why = NULL;
-	char err[REST_ERR_LEN];
-	if (line_mutations(&o, text, strlen(text), &ms, &n, &why, err) ==
-	    SBX_OK) {
+	if (io_line_mutations(&ms, &n, json, text, strlen(text)) == SBX_OK) {
 		for (size_t i = 0; i < n; i++)
 			sbx_mutation_free(ms[i]);
 		free(ms);
-	} else if (!why) {
+	} else if (!*sbx_errmsg()) {
 		abort(); /* a bad line always says why */
 	}
 	free(text);

@@ -1,12 +1,15 @@
 /*
  * fuzz_importtsv.c - libFuzzer target for `saltbox importtsv`'s input
- * parsing: the first line is an importtsv.columns spec, the rest are data
- * lines. Any bytes either fail the spec with a reason, or split each line
- * into exactly the columns (or count it a bad line); fields stay inside
- * the line, the row key is never empty, timestamps are never negative.
- * Never crash, hang or leak.
+ * parsing (io/importtsv.h): the first line is an importtsv.columns spec,
+ * the rest are data lines. Any bytes either fail the spec with a reason,
+ * or split each line into exactly the columns (or count it a bad line);
+ * fields stay inside the line, the row key is never empty, timestamps are
+ * never negative. Never crash, hang or leak.
  */
-#include "../tools/cmd_bulk.c"
+#include "io/importtsv.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -19,16 +22,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *rest = nl ? nl + 1 : text + strlen(text);
 	if (nl)
 		*nl = 0;
-	tsv_opts o;
-	memset(&o, 0, sizeof o);
-	o.sep = size && (data[size - 1] & 1) ? ',' : '\t';
-	o.ts = 7;
-	o.columns = text;
-	char err[512];
-	if (parse_columns(&o, err, sizeof err) == 0) {
+	char sep = size && (data[size - 1] & 1) ? ',' : '\t';
+	io_tsv_spec o;
+	if (io_tsv_spec_parse(&o, text, sep, 7) == SBX_OK) {
 		if (o.row_col < 0 || (size_t)o.row_col >= o.ncols)
 			abort();
-		line l;
+		io_tsv_line l;
 		memset(&l, 0, sizeof l);
 		l.field = calloc(o.ncols, sizeof *l.field);
 		l.len = calloc(o.ncols, sizeof *l.len);
@@ -37,9 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			char *end = strchr(p, '\n');
 			if (end)
 				*end = 0;
-			l.text = p;
 			size_t tl = strlen(p);
-			if (split_line(&o, &l)) {
+			if (io_tsv_line_split(&l, &o, p)) {
 				for (size_t i = 0; i < o.ncols; i++)
 					if (l.field[i] < p ||
 					    l.field[i] + l.len[i] > p + tl)
@@ -53,8 +51,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		free(l.field);
 		free(l.len);
+	} else if (!*sbx_errmsg()) {
+		abort(); /* a bad spec always says why */
 	}
-	free(o.cols);
+	io_tsv_spec_free(&o);
 	free(text);
 	return 0;
 }

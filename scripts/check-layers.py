@@ -17,16 +17,19 @@ LAYERS = {
     'rowkey': ['common'],
     'filter': ['common'],
     'model': ['common', 'filter'],
-    'keyviz': ['common', 'rowkey', 'model'],
-    'engine': ['common', 'filter', 'rowkey', 'model'],
-    'remote': ['common', 'filter', 'model'],
+    'placement': [],
+    'keyviz': ['common', 'rowkey', 'model', 'placement'],
+    'engine': ['common', 'filter', 'rowkey', 'model', 'placement'],
+    'wire': ['common', 'model'],
+    'remote': ['common', 'filter', 'model', 'wire'],
     'table': ['common', 'model', 'engine', 'remote'],
     'salted': ['common', 'rowkey', 'model', 'table'],
     'txn': ['common', 'model', 'table'],
     'datastore': ['common', 'rowkey', 'model', 'table', 'txn'],
     'shell': ['common'],
+    'io': ['common', 'rowkey', 'model', 'wire'],
     'server': ['common', 'rowkey', 'filter', 'model', 'keyviz', 'table',
-               'salted', 'txn', 'datastore'],
+               'salted', 'txn', 'datastore', 'wire'],
 }
 
 

@@ -198,7 +198,7 @@ static void test_binary_format(void)
 	sbx_buf_free(&b);
 
 	/* Bytes.toBytesBinary, as SPLITS are read. */
-	sbx_buf_clear(&b);
+	sbx_buf_reset(&b);
 	REQUIRE(sbx_shell_from_binary(&b, "a\\x00\\xfFz\\xZ1\\x4", 17) == 0);
 	CHECK_INT(b.len, 9);
 	CHECK(b.len == 9 && !memcmp(b.data, "a\0\xffzxZ1x4", 9));

@@ -11,11 +11,14 @@
  * are sorted by row in memory and written as store files under OUTDIR for
  * completebulkload, as ImportTsv's HFileOutputFormat2 mode. Lines with the
  * wrong number of fields, an empty row key or a bad HBASE_TS_KEY are bad
- * lines: counted, reported and skipped, as ImportTsv does by default.
+ * lines: counted, reported and skipped, as ImportTsv does by default. The
+ * column spec and the line splitting are the library's (io/importtsv.h).
  */
 #include "cli.h"
 
 #include "common/buf.h"
+#include "common/bytes.h"
+#include "io/importtsv.h"
 #include "saltbox.h"
 
 #include <errno.h>
@@ -26,31 +29,18 @@
 
 #define BATCH 256
 
-typedef struct column {
-	enum { COL_ROW, COL_TS, COL_CELL } kind;
-	char family[SBX_MAX_FAMILY_NAME + 1];
-	const char *qual; /* into the columns option */
-	size_t qual_len;
-} column;
-
 typedef struct tsv_opts {
 	const char *data, *columns, *out, *table, *file;
 	char sep;
 	int64_t ts;
-	column *cols;
-	size_t ncols;
-	int row_col, ts_col;
+	io_tsv_spec spec;
 } tsv_opts;
 
-/* One input line, split in place. */
+/* One input line, split in place (io/importtsv.h). */
 typedef struct line {
 	char *text;
-	char **field;
-	size_t *len;
-	const char *row; /* the HBASE_ROW_KEY field */
-	size_t row_len;
+	io_tsv_line f;
 	uint64_t no;
-	int64_t ts;
 } line;
 
 static int fail(const char *fmt, const char *what)
@@ -87,64 +77,6 @@ static bool help_asked(int argc, char **argv)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 			return true;
 	return false;
-}
-
-/* Parse importtsv.columns; on error, 1 with the reason in err (the parser
- * prints nothing: the fuzz target drives it). */
-static int parse_columns(tsv_opts *o, char *err, size_t cap)
-{
-	size_t n = 1;
-	for (const char *p = o->columns; *p; p++)
-		n += *p == ',';
-	o->cols = calloc(n, sizeof *o->cols);
-	if (!o->cols) {
-		snprintf(err, cap, "out of memory");
-		return 1;
-	}
-	o->row_col = o->ts_col = -1;
-	const char *p = o->columns;
-	for (size_t i = 0; i < n; i++) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		column *c = &o->cols[o->ncols++];
-		if (len == 13 && !strncmp(p, "HBASE_ROW_KEY", 13)) {
-			if (o->row_col >= 0) {
-				snprintf(err, cap, "importtsv.columns names "
-						   "HBASE_ROW_KEY twice");
-				return 1;
-			}
-			c->kind = COL_ROW;
-			o->row_col = (int)i;
-		} else if (len == 12 && !strncmp(p, "HBASE_TS_KEY", 12)) {
-			if (o->ts_col >= 0) {
-				snprintf(err, cap, "importtsv.columns names "
-						   "HBASE_TS_KEY twice");
-				return 1;
-			}
-			c->kind = COL_TS;
-			o->ts_col = (int)i;
-		} else {
-			const char *colon = memchr(p, ':', len);
-			size_t fl = colon ? (size_t)(colon - p) : len;
-			if (fl == 0 || fl > SBX_MAX_FAMILY_NAME) {
-				snprintf(err, cap,
-					 "bad column in importtsv.columns: "
-					 "'%.*s'",
-					 (int)(len > 200 ? 200 : len), p);
-				return 1;
-			}
-			c->kind = COL_CELL;
-			memcpy(c->family, p, fl);
-			c->qual = colon ? colon + 1 : p + len;
-			c->qual_len = colon ? len - fl - 1 : 0;
-		}
-		p = end ? end + 1 : p + len;
-	}
-	if (o->row_col < 0) {
-		snprintf(err, cap, "importtsv.columns must name HBASE_ROW_KEY");
-		return 1;
-	}
-	return 0;
 }
 
 static int parse_args(int argc, char **argv, tsv_opts *o)
@@ -188,59 +120,21 @@ static int parse_args(int argc, char **argv, tsv_opts *o)
 		return usage();
 	o->table = pos[0];
 	o->file = pos[1];
-	char err[512];
-	return parse_columns(o, err, sizeof err) ? fail("%s", err) : 0;
-}
-
-/* Split a line into exactly ncols fields; false for a bad line. */
-static bool split_line(const tsv_opts *o, line *l)
-{
-	char *p = l->text;
-	for (size_t i = 0; i < o->ncols; i++) {
-		char *end = i + 1 < o->ncols ? strchr(p, o->sep) : NULL;
-		if (i + 1 < o->ncols && !end)
-			return false;
-		l->field[i] = p;
-		l->len[i] = end ? (size_t)(end - p) : strlen(p);
-		if (end)
-			p = end + 1;
-	}
-	if (memchr(l->field[o->ncols - 1], o->sep,
-		   l->len[o->ncols - 1]) != NULL)
-		return false; /* more fields than columns */
-	l->row = l->field[o->row_col];
-	l->row_len = l->len[o->row_col];
-	if (l->row_len == 0 || l->row_len > SBX_MAX_ROW_LENGTH)
-		return false;
-	l->ts = o->ts;
-	if (o->ts_col >= 0) {
-		char *end;
-		errno = 0;
-		long long v = strtoll(l->field[o->ts_col], &end, 10);
-		if (errno || end != l->field[o->ts_col] + l->len[o->ts_col] ||
-		    l->len[o->ts_col] == 0 || v < 0)
-			return false;
-		l->ts = v;
-	}
-	return true;
+	return io_tsv_spec_parse(&o->spec, o->columns, o->sep, o->ts)
+		       ? fail("%s", sbx_errmsg())
+		       : 0;
 }
 
 static int cmp_line(const void *a, const void *b)
 {
 	const line *x = a, *y = b;
-	const uint8_t *kx = (const uint8_t *)x->row,
-		      *ky = (const uint8_t *)y->row;
-	size_t lx = x->row_len, ly = y->row_len;
-	size_t n = lx < ly ? lx : ly;
-	int c = n ? memcmp(kx, ky, n) : 0;
-	if (!c)
-		c = (lx > ly) - (lx < ly);
+	int c = sbx_bytes_cmp(x->f.row, x->f.row_len, y->f.row, y->f.row_len);
 	return c ? c : (x->no > y->no) - (x->no < y->no);
 }
 
 /* One cell of a row being written in bulk. */
 typedef struct bcell {
-	const column *col;
+	const io_tsv_column *col;
 	const char *val;
 	size_t val_len;
 	int64_t ts;
@@ -253,12 +147,8 @@ static int cmp_bcell(const void *a, const void *b)
 	int c = strcmp(x->col->family, y->col->family);
 	if (c)
 		return c;
-	size_t n = x->col->qual_len < y->col->qual_len ? x->col->qual_len
-						       : y->col->qual_len;
-	c = n ? memcmp(x->col->qual, y->col->qual, n) : 0;
-	if (!c)
-		c = (x->col->qual_len > y->col->qual_len) -
-		    (x->col->qual_len < y->col->qual_len);
+	c = sbx_bytes_cmp(x->col->qual, x->col->qual_len, y->col->qual,
+			  y->col->qual_len);
 	if (!c) /* newest first */
 		c = (x->ts < y->ts) - (x->ts > y->ts);
 	if (!c) /* then input order: line, then field (one columns array) */
@@ -266,7 +156,7 @@ static int cmp_bcell(const void *a, const void *b)
 	return c ? c : (x->col > y->col) - (x->col < y->col);
 }
 
-static bool same_column(const column *a, const column *b)
+static bool same_column(const io_tsv_column *a, const io_tsv_column *b)
 {
 	return !strcmp(a->family, b->family) && a->qual_len == b->qual_len &&
 	       (a->qual_len == 0 || !memcmp(a->qual, b->qual, a->qual_len));
@@ -281,7 +171,7 @@ static int write_bulk(const tsv_opts *o, sbx_db *db, line *lines, size_t n,
 	if (sbx_bulk_writer_open(&w, db, o->table, o->out))
 		return fail("%s", sbx_errmsg());
 	qsort(lines, n, sizeof *lines, cmp_line);
-	bcell *cs = malloc((o->ncols * (n ? n : 1)) * sizeof *cs);
+	bcell *cs = malloc((o->spec.ncols * (n ? n : 1)) * sizeof *cs);
 	if (!cs) {
 		sbx_bulk_writer_abort(w);
 		return fail("%s", "out of memory");
@@ -289,23 +179,23 @@ static int write_bulk(const tsv_opts *o, sbx_db *db, line *lines, size_t n,
 	int rc = 0;
 	for (size_t i = 0; !rc && i < n;) {
 		size_t j = i, nc = 0;
-		for (; j < n && lines[j].row_len == lines[i].row_len &&
-		       !memcmp(lines[j].row, lines[i].row, lines[i].row_len);
+		for (; j < n && lines[j].f.row_len == lines[i].f.row_len &&
+		       !memcmp(lines[j].f.row, lines[i].f.row, lines[i].f.row_len);
 		     j++)
-			for (size_t k = 0; k < o->ncols; k++)
-				if (o->cols[k].kind == COL_CELL)
-					cs[nc++] = (bcell){&o->cols[k],
-							   lines[j].field[k],
-							   lines[j].len[k],
-							   lines[j].ts,
+			for (size_t k = 0; k < o->spec.ncols; k++)
+				if (o->spec.cols[k].kind == IO_TSV_CELL)
+					cs[nc++] = (bcell){&o->spec.cols[k],
+							   lines[j].f.field[k],
+							   lines[j].f.len[k],
+							   lines[j].f.ts,
 							   lines[j].no};
 		qsort(cs, nc, sizeof *cs, cmp_bcell);
 		for (size_t k = 0; !rc && k < nc; k++) {
 			if (k + 1 < nc && cs[k].ts == cs[k + 1].ts &&
 			    same_column(cs[k].col, cs[k + 1].col))
 				continue; /* a later line (or column) has it */
-			if (sbx_bulk_writer_put(w, lines[i].row,
-						lines[i].row_len,
+			if (sbx_bulk_writer_put(w, lines[i].f.row,
+						lines[i].f.row_len,
 						cs[k].col->family, cs[k].col->qual,
 						cs[k].col->qual_len, cs[k].ts,
 						cs[k].val, cs[k].val_len))
@@ -334,12 +224,12 @@ static int write_puts(const tsv_opts *o, sbx_table *t, line *lines, size_t n,
 	for (size_t i = 0; !rc && i < n; i += BATCH) {
 		size_t nb = n - i < BATCH ? n - i : BATCH, k = 0;
 		for (; !rc && k < nb; k++) {
-			const line *l = &lines[i + k];
+			const io_tsv_line *l = &lines[i + k].f;
 			if (sbx_mutation_new(&ms[k], l->row, l->row_len))
 				rc = fail("%s", sbx_errmsg());
-			for (size_t c = 0; !rc && c < o->ncols; c++) {
-				const column *col = &o->cols[c];
-				if (col->kind != COL_CELL)
+			for (size_t c = 0; !rc && c < o->spec.ncols; c++) {
+				const io_tsv_column *col = &o->spec.cols[c];
+				if (col->kind != IO_TSV_CELL)
 					continue;
 				if (sbx_mutation_put(ms[k], col->family,
 						     col->qual, col->qual_len,
@@ -365,15 +255,15 @@ static int check_families(const tsv_opts *o, sbx_db *db)
 	if (sbx_table_describe(&info, db, o->table))
 		return fail("%s", sbx_errmsg());
 	int rc = 0;
-	for (size_t i = 0; !rc && i < o->ncols; i++) {
-		if (o->cols[i].kind != COL_CELL)
+	for (size_t i = 0; !rc && i < o->spec.ncols; i++) {
+		if (o->spec.cols[i].kind != IO_TSV_CELL)
 			continue;
 		bool found = false;
 		for (size_t f = 0; f < info->nfamilies; f++)
 			found = found ||
-				!strcmp(info->families[f].name, o->cols[i].family);
+				!strcmp(info->families[f].name, o->spec.cols[i].family);
 		if (!found)
-			rc = fail("table has no family '%s'", o->cols[i].family);
+			rc = fail("table has no family '%s'", o->spec.cols[i].family);
 	}
 	sbx_table_info_free(info);
 	return rc;
@@ -406,22 +296,22 @@ static int read_lines(const tsv_opts *o, line **out, size_t *n,
 		}
 		line *l = &v[*n];
 		l->text = strdup(buf);
-		l->field = calloc(o->ncols, sizeof *l->field);
-		l->len = calloc(o->ncols, sizeof *l->len);
+		l->f.field = calloc(o->spec.ncols, sizeof *l->f.field);
+		l->f.len = calloc(o->spec.ncols, sizeof *l->f.len);
 		l->no = *read;
-		if (!l->text || !l->field || !l->len) {
+		if (!l->text || !l->f.field || !l->f.len) {
 			free(l->text);
-			free(l->field);
-			free(l->len);
+			free(l->f.field);
+			free(l->f.len);
 			rc = fail("%s", "out of memory");
-		} else if (!split_line(o, l)) {
+		} else if (!io_tsv_line_split(&l->f, &o->spec, l->text)) {
 			fprintf(stderr, "saltbox importtsv: bad line %" PRIu64
 					": %s\n",
 				*read, buf);
 			(*bad)++;
 			free(l->text);
-			free(l->field);
-			free(l->len);
+			free(l->f.field);
+			free(l->f.len);
 		} else {
 			(*n)++;
 		}
@@ -437,8 +327,8 @@ static void free_lines(line *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].text);
-		free(v[i].field);
-		free(v[i].len);
+		free(v[i].f.field);
+		free(v[i].f.len);
 	}
 	free(v);
 }
@@ -450,12 +340,12 @@ int cmd_importtsv(int argc, char **argv)
 	tsv_opts o;
 	int rc = parse_args(argc, argv, &o);
 	if (rc) {
-		free(o.cols);
+		io_tsv_spec_free(&o.spec);
 		return rc;
 	}
 	sbx_db *db = cli_open_store(o.data, "saltbox");
 	if (!db) {
-		free(o.cols);
+		io_tsv_spec_free(&o.spec);
 		return 1;
 	}
 	line *lines = NULL;
@@ -484,7 +374,7 @@ int cmd_importtsv(int argc, char **argv)
 		printf("next: saltbox completebulkload --data %s %s %s\n",
 		       o.data, o.out, o.table);
 	free_lines(lines, n);
-	free(o.cols);
+	io_tsv_spec_free(&o.spec);
 	sbx_db_close(db);
 	return rc;
 }

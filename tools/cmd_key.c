@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 #include "common/buf.h"
+#include "common/bytes.h"
 #include "saltbox/rowkey.h"
 
 #include <jansson.h>
@@ -431,28 +432,10 @@ static int do_encode(const key_opts *o, const sbx_keydesign *d)
 	return rc;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int hex_to_bytes(const char *s, sbx_buf *out)
 {
-	size_t n = strlen(s);
-	if (n % 2)
-		return -1;
-	for (size_t i = 0; i < n; i += 2) {
-		int hi = hex_digit(s[i]), lo = hex_digit(s[i + 1]);
-		if (hi < 0 || lo < 0 || sbx_buf_push(out, (uint8_t)(hi << 4 | lo)))
-			return -1;
-	}
-	return 0;
+	size_t bad_at;
+	return sbx_hex_decode(out, s, strlen(s), &bad_at) ? -1 : 0;
 }
 
 static int do_decode(const key_opts *o, const sbx_keydesign *d)

@@ -325,40 +325,19 @@ static void ruby_key(sbx_buf *b, const uint8_t *k, size_t len)
 	sbx_buf_push(b, '"');
 }
 
+/* The family as the shell's create takes it: the attributes that differ
+ * from HBase's defaults, numbers bare and names quoted. */
 static void family_attrs(sbx_buf *b, const sbx_family_desc *f)
 {
-	sbx_family_desc def;
-	sbx_family_desc_init(&def, f->name);
-	char tmp[256];
-#define ADD(...)                                                             \
-	do {                                                                 \
-		snprintf(tmp, sizeof tmp, __VA_ARGS__);                      \
-		sbx_buf_append(b, tmp, strlen(tmp));                         \
-	} while (0)
-	ADD("{NAME => '%s'", f->name);
-	if (f->max_versions != def.max_versions)
-		ADD(", VERSIONS => %d", f->max_versions);
-	if (f->min_versions != def.min_versions)
-		ADD(", MIN_VERSIONS => %d", f->min_versions);
-	if (f->ttl_seconds != def.ttl_seconds)
-		ADD(", TTL => %lld", (long long)f->ttl_seconds);
-	if (f->keep_deleted_cells != def.keep_deleted_cells)
-		ADD(", KEEP_DELETED_CELLS => '%s'",
-		    sbx_keep_deleted_name(f->keep_deleted_cells));
-	if (f->bloom_filter != def.bloom_filter)
-		ADD(", BLOOMFILTER => '%s'", sbx_bloom_name(f->bloom_filter));
-	if (f->block_size != def.block_size)
-		ADD(", BLOCKSIZE => %d", f->block_size);
-	if (f->compression != def.compression)
-		ADD(", COMPRESSION => '%s'",
-		    sbx_compression_name(f->compression));
-	if (f->data_block_encoding != def.data_block_encoding)
-		ADD(", DATA_BLOCK_ENCODING => '%s'",
-		    sbx_encoding_name(f->data_block_encoding));
-	if (f->in_memory != def.in_memory)
-		ADD(", IN_MEMORY => 'true'");
-	ADD("}");
-#undef ADD
+	sbx_buf_printf(b, "{NAME => '%s'", f->name);
+	sbx_family_attr a;
+	for (size_t i = 0; sbx_family_desc_attr(&a, f, i) == SBX_OK; i++)
+		if (!a.is_default)
+			sbx_buf_printf(b, a.kind == SBX_ATTR_INTEGER
+						  ? ", %s => %s"
+						  : ", %s => '%s'",
+				       a.name, a.value);
+	sbx_buf_printf(b, "}");
 }
 
 static const char *policy_class(sbx_split_policy_kind k)

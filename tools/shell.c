@@ -431,7 +431,7 @@ static int interactive_loop(shell *sh)
 		if (interrupted) {
 			free(line);
 			putchar('\n');
-			sbx_buf_clear(&stmt);
+			sbx_buf_reset(&stmt);
 			continue;
 		}
 		if (!line) {
@@ -454,7 +454,7 @@ static int interactive_loop(shell *sh)
 			fprintf(stderr, "ERROR: %s\n", sh->err);
 			fflush(stderr);
 		}
-		sbx_buf_clear(&stmt);
+		sbx_buf_reset(&stmt);
 		counter++;
 	}
 	if (hist[0])
@@ -502,7 +502,7 @@ static int script_loop(shell *sh, FILE *in, const char *name, bool keep_going)
 					   stmt.len);
 		if (rc == SBX_SHELL_INCOMPLETE)
 			continue;
-		sbx_buf_clear(&stmt);
+		sbx_buf_reset(&stmt);
 		if (rc) {
 			status = 1;
 			fatal = !keep_going;

@@ -15,144 +15,36 @@
 #include <string.h>
 #include <strings.h>
 
-/* Family attributes HBase has that Saltbox does not model: accepted with a
- * note so HBase scripts run, never silently. */
-static const char *const ignored_family_attrs[] = {"BLOCKCACHE",
-						   "REPLICATION_SCOPE",
-						   "CACHE_DATA_ON_WRITE",
-						   "CACHE_INDEX_ON_WRITE",
-						   "CACHE_BLOOMS_ON_WRITE",
-						   "EVICT_BLOCKS_ON_CLOSE",
-						   "PREFETCH_BLOCKS_ON_OPEN",
-						   "COMPRESSION_COMPACT",
-						   "CONFIGURATION",
-						   "METADATA",
-						   "DFS_REPLICATION",
-						   "STORAGE_POLICY",
-						   NULL};
-
-static bool in_list(const char *const *list, const char *s)
-{
-	for (size_t i = 0; list[i]; i++)
-		if (!strcmp(list[i], s))
-			return true;
-	return false;
-}
-
-/* Match an attribute value against a library enum's names, any case. */
-static int enum_value(shell *sh, const sbx_shell_value *v, const char *attr,
-		      const char *(*name)(int), int count, int *out)
-{
-	const char *s;
-	if (shell_text(sh, v, attr, &s))
-		return -1;
-	char known[256] = "";
-	for (int i = 0; i < count; i++) {
-		if (!strcasecmp(s, name(i))) {
-			*out = i;
-			return 0;
-		}
-		strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
-		strncat(known, name(i), sizeof known - strlen(known) - 1);
-	}
-	return shell_fail(sh, "%s '%.64s' is not supported (use one of: %s)",
-			  attr, s, known);
-}
-
-static const char *bloom_name(int i)
-{
-	return sbx_bloom_name((sbx_bloom)i);
-}
-static const char *compression_name(int i)
-{
-	return sbx_compression_name((sbx_compression)i);
-}
-static const char *encoding_name(int i)
-{
-	return sbx_encoding_name((sbx_block_encoding)i);
-}
-
-static int keep_deleted_value(shell *sh, const sbx_shell_value *v,
-			      sbx_keep_deleted *out)
-{
-	if (v->type == SBX_SHV_STRING && !strcasecmp(v->str, "TTL")) {
-		*out = SBX_KEEP_DELETED_TTL;
-		return 0;
-	}
-	bool b;
-	if (shell_bool(sh, v, "KEEP_DELETED_CELLS", &b))
-		return shell_fail(sh, "KEEP_DELETED_CELLS must be true, false "
-				      "or 'TTL'");
-	*out = b ? SBX_KEEP_DELETED_TRUE : SBX_KEEP_DELETED_FALSE;
-	return 0;
-}
-
-static int ttl_value(shell *sh, const sbx_shell_value *v, int64_t *out)
-{
-	if (v->type == SBX_SHV_STRING && !strcasecmp(v->str, "FOREVER")) {
-		*out = SBX_TTL_FOREVER;
-		return 0;
-	}
-	return shell_int(sh, v, "TTL (seconds)", out);
-}
-
-/* One attribute of a family hash applied to *f; NAME/METHOD are handled
- * by the callers. */
+/* One attribute of a family hash applied to *f through the library's
+ * text setter; NAME/METHOD are handled by the callers. Attributes HBase
+ * has that Saltbox does not model are accepted with a note so HBase
+ * scripts run, never silently. */
 static int apply_attr(shell *sh, const char *key, const sbx_shell_value *v,
 		      sbx_family_desc *f)
 {
-	int64_t n;
-	int e;
-	if (!strcmp(key, "VERSIONS") || !strcmp(key, "MIN_VERSIONS") ||
-	    !strcmp(key, "BLOCKSIZE")) {
-		if (shell_int(sh, v, key, &n))
-			return -1;
-		if (n < INT32_MIN || n > INT32_MAX)
-			return shell_fail(sh, "%s %" PRId64 " is out of range",
-					  key, n);
-		if (!strcmp(key, "VERSIONS"))
-			f->max_versions = (int)n;
-		else if (!strcmp(key, "MIN_VERSIONS"))
-			f->min_versions = (int)n;
-		else
-			f->block_size = (int)n;
-		return 0;
-	}
-	if (!strcmp(key, "TTL"))
-		return ttl_value(sh, v, &f->ttl_seconds);
-	if (!strcmp(key, "KEEP_DELETED_CELLS"))
-		return keep_deleted_value(sh, v, &f->keep_deleted_cells);
-	if (!strcmp(key, "IN_MEMORY"))
-		return shell_bool(sh, v, key, &f->in_memory);
-	if (!strcmp(key, "BLOOMFILTER")) {
-		if (enum_value(sh, v, key, bloom_name, SBX_BLOOM_ROWCOL + 1,
-			       &e))
-			return -1;
-		f->bloom_filter = (sbx_bloom)e;
-		return 0;
-	}
-	if (!strcmp(key, "COMPRESSION")) {
-		if (enum_value(sh, v, key, compression_name,
-			       SBX_COMPRESSION_ZSTD + 1, &e))
-			return -1;
-		f->compression = (sbx_compression)e;
-		return 0;
-	}
-	if (!strcmp(key, "DATA_BLOCK_ENCODING")) {
-		if (enum_value(sh, v, key, encoding_name,
-			       SBX_ENCODING_ROW_INDEX_V1 + 1, &e))
-			return -1;
-		f->data_block_encoding = (sbx_block_encoding)e;
-		return 0;
-	}
-	if (in_list(ignored_family_attrs, key)) {
+	sbx_family_attr cur;
+	int rc = sbx_family_desc_get(&cur, f, key);
+	if (rc == SBX_EUNSUPPORTED) {
 		fprintf(sh->out,
 			"NOTE: family attribute %s is not supported by "
 			"saltbox and was ignored\n",
 			key);
 		return 0;
 	}
-	return shell_fail(sh, "unknown column family attribute '%.64s'", key);
+	if (rc)
+		return shell_lib_fail(sh, rc, NULL);
+	char num[24];
+	const char *text;
+	if (v->type == SBX_SHV_INT) {
+		snprintf(num, sizeof num, "%lld", (long long)v->num);
+		text = num;
+	} else if (v->type == SBX_SHV_BOOL) {
+		text = v->num ? "true" : "false";
+	} else if (shell_text(sh, v, key, &text)) {
+		return -1;
+	}
+	rc = sbx_family_desc_set(f, key, text);
+	return rc ? shell_lib_fail(sh, rc, NULL) : 0;
 }
 
 static int apply_attrs(shell *sh, const sbx_shell_value *hash,
@@ -344,21 +236,19 @@ int shell_cmd_alter(shell *sh, const sbx_shell_cmd *c)
 	return 0;
 }
 
+/* As HBase's describe: every attribute, TTL in words. */
 static void print_family(shell *sh, const sbx_family_desc *f)
 {
-	char ttl[96];
-	shell_format_ttl(ttl, sizeof ttl, f->ttl_seconds);
-	fprintf(sh->out,
-		"{NAME => '%s', BLOOMFILTER => '%s', IN_MEMORY => '%s', "
-		"VERSIONS => '%d', KEEP_DELETED_CELLS => '%s', "
-		"DATA_BLOCK_ENCODING => '%s', COMPRESSION => '%s', "
-		"TTL => '%s', MIN_VERSIONS => '%d', BLOCKSIZE => '%d'}\n",
-		f->name, sbx_bloom_name(f->bloom_filter),
-		f->in_memory ? "true" : "false", f->max_versions,
-		sbx_keep_deleted_name(f->keep_deleted_cells),
-		sbx_encoding_name(f->data_block_encoding),
-		sbx_compression_name(f->compression), ttl, f->min_versions,
-		f->block_size);
+	fprintf(sh->out, "{NAME => '%s'", f->name);
+	sbx_family_attr a;
+	for (size_t i = 0; sbx_family_desc_attr(&a, f, i) == SBX_OK; i++) {
+		char ttl[96];
+		if (!strcmp(a.name, "TTL"))
+			shell_format_ttl(ttl, sizeof ttl, f->ttl_seconds);
+		fprintf(sh->out, ", %s => '%s'", a.name,
+			strcmp(a.name, "TTL") ? a.value : ttl);
+	}
+	fprintf(sh->out, "}\n");
 }
 
 int shell_cmd_describe(shell *sh, const sbx_shell_cmd *c)
@@ -421,7 +311,7 @@ static void print_names(shell *sh, const char *header, char **names)
 {
 	size_t n = 0;
 	fprintf(sh->out, "%s\n", header);
-	sbx_buf_clear(&sh->ret);
+	sbx_buf_reset(&sh->ret);
 	int rc = sbx_buf_push(&sh->ret, '[');
 	for (; names[n]; n++) {
 		fprintf(sh->out, "%s\n", names[n]);
@@ -625,7 +515,7 @@ static int namespace_exists(shell *sh, const char *ns, bool *found)
 int shell_cmd_describe_namespace(shell *sh, const sbx_shell_cmd *c)
 {
 	const char *ns;
-	bool found;
+	bool found = false;
 	if (shell_text(sh, &c->args[0], "namespace name", &ns) ||
 	    namespace_exists(sh, ns, &found))
 		return -1;
@@ -644,7 +534,7 @@ int shell_cmd_list_namespace_tables(shell *sh, const sbx_shell_cmd *c)
 {
 	const char *ns;
 	char **tables;
-	bool found;
+	bool found = false;
 	if (shell_text(sh, &c->args[0], "namespace name", &ns) ||
 	    namespace_exists(sh, ns, &found))
 		return -1;

@@ -39,7 +39,7 @@ void shell_set_ret(shell *sh, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	sbx_buf_clear(&sh->ret);
+	sbx_buf_reset(&sh->ret);
 	sh->has_ret = sbx_buf_append(&sh->ret, line, strlen(line) + 1) == 0;
 }
 
@@ -150,8 +150,8 @@ int shell_check_keys(shell *sh, const sbx_shell_value *hash,
 int shell_parse_column(shell *sh, const sbx_shell_value *v, shell_column *out)
 {
 	char num[24];
-	const char *s;
-	size_t len;
+	const char *s = NULL;
+	size_t len = 0;
 	if (shell_bytes(sh, v, "column", num, &s, &len))
 		return -1;
 	const char *colon = memchr(s, ':', len);
@@ -253,7 +253,7 @@ int shell_columns(shell *sh, const sbx_shell_value *v, shell_column **cols,
 
 int shell_open_table(shell *sh, const sbx_shell_value *name, sbx_table **t)
 {
-	const char *s;
+	const char *s = NULL;
 	if (shell_text(sh, name, "table name", &s))
 		return -1;
 	int rc = sbx_table_open(t, sh->db, s);

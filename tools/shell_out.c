@@ -6,6 +6,7 @@
 #include "shell.h"
 
 #include "common/buf.h"
+#include "common/bytes.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -119,13 +120,7 @@ static int append_value(sbx_buf *b, const uint8_t *v, size_t n,
 				 v[0] ? "true" : "false");
 		break;
 	case SHELL_FMT_HEX:
-		for (size_t i = 0; i < n; i++) {
-			char hex[3];
-			snprintf(hex, sizeof hex, "%02x", v[i]);
-			if (sbx_buf_append(b, hex, 2))
-				return SBX_ENOMEM;
-		}
-		return SBX_OK;
+		return sbx_hex_append(b, v, n, false);
 	case SHELL_FMT_BINARY:
 		break;
 	}

@@ -7,6 +7,7 @@
 #include "shell.h"
 
 #include "common/buf.h"
+#include "common/bytes.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -259,9 +260,7 @@ int shell_table_attr(shell *sh, const char *key, const sbx_shell_value *v,
 static int cmp_split(const void *a, const void *b)
 {
 	const sbx_buf *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = n ? memcmp(x->data, y->data, n) : 0;
-	return c ? c : (x->len > y->len) - (x->len < y->len);
+	return sbx_bytes_cmp(x->data, x->len, y->data, y->len);
 }
 
 /* NUMREGIONS + SPLITALGO to split keys; then sort and check them, as
@@ -420,7 +419,7 @@ int shell_cmd_get_splits(shell *sh, const sbx_shell_cmd *c)
 	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
 	fprintf(sh->out, "Total number of splits = %zu\n", n);
-	sbx_buf_clear(&sh->ret);
+	sbx_buf_reset(&sh->ret);
 	rc = sbx_buf_push(&sh->ret, '[');
 	for (size_t i = 1; i < n; i++) {
 		shell_print_binary(sh, r[i].start_key, r[i].start_len);

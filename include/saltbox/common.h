@@ -119,14 +119,31 @@ typedef struct sbx_cell {
 	size_t value_len;
 } sbx_cell;
 
-/* A growable byte buffer returned by encoders. Free with sbx_buf_free(). */
+/*
+ * A growable byte buffer: encoders append to one the caller passes, and
+ * callers may build their own. Start from a zeroed struct (sbx_buf b =
+ * {0}); data holds len bytes and has room for cap. The memory belongs to
+ * the buffer: growing may move data (pointers into it are then stale), and
+ * sbx_buf_free() releases it. Not thread-safe: one buffer, one thread at a
+ * time.
+ */
 typedef struct sbx_buf {
 	uint8_t *data;
 	size_t len;
 	size_t cap;
 } sbx_buf;
 
-/* Free buf's bytes and zero it (reusable; NULL is ignored). Cannot fail. */
+/* Append len bytes from data (which may be NULL when len is 0). SBX_OK,
+ * or SBX_ENOMEM with the buffer unchanged. */
+SBX_API int sbx_buf_append(sbx_buf *b, const void *data, size_t len);
+/* Make room for `extra` more bytes without changing len, so that the next
+ * appends of up to `extra` bytes cannot fail. SBX_OK or SBX_ENOMEM. */
+SBX_API int sbx_buf_reserve(sbx_buf *b, size_t extra);
+/* Empty the buffer (len = 0), keeping its memory for the next appends.
+ * Cannot fail. */
+SBX_API void sbx_buf_reset(sbx_buf *b);
+/* Release the memory and zero the struct, which may then be reused. NULL
+ * is a no-op. Cannot fail. */
 SBX_API void sbx_buf_free(sbx_buf *buf);
 
 /* HBase compare operators, as CompareOperator. */

@@ -151,12 +151,83 @@ typedef struct sbx_family_desc {
  * with an empty name. */
 SBX_API int sbx_family_desc_init(sbx_family_desc *f, const char *name);
 
-/* Names of attributes, for describe output, e.g. "ROW", "FAST_DIFF"; "?"
- * for a value out of range. Cannot fail. */
+/* Names of attributes, for describe output, e.g. "ROW", "FAST_DIFF".
+ * Static strings; "?" for a value out of range. Cannot fail. */
 SBX_API const char *sbx_bloom_name(sbx_bloom b);
 SBX_API const char *sbx_compression_name(sbx_compression c);
 SBX_API const char *sbx_encoding_name(sbx_block_encoding e);
 SBX_API const char *sbx_keep_deleted_name(sbx_keep_deleted k);
+
+/* ---- family attributes as HBase's text --------------------------------------
+ *
+ * The attributes of sbx_family_desc under HBase's names (VERSIONS,
+ * MIN_VERSIONS, TTL, KEEP_DELETED_CELLS, BLOOMFILTER, COMPRESSION,
+ * DATA_BLOCK_ENCODING, BLOCKSIZE, IN_MEMORY) with HBase's spellings of
+ * their values, for anything that reads or writes schemas as text: the
+ * shell, REST bodies, catalogs, scripts. Names and values match in any
+ * case; values come out as HBase prints them. */
+
+/* The kind of value an attribute takes, for typed formats (JSON). */
+typedef enum sbx_family_attr_kind {
+	SBX_ATTR_INTEGER, /* decimal: VERSIONS, MIN_VERSIONS, TTL, BLOCKSIZE */
+	SBX_ATTR_BOOLEAN, /* "true" or "false": IN_MEMORY */
+	SBX_ATTR_NAME,    /* an upper-case name: BLOOMFILTER, COMPRESSION,
+			     DATA_BLOCK_ENCODING, KEEP_DELETED_CELLS */
+} sbx_family_attr_kind;
+
+/* Room for the longest value text, NUL included. */
+#define SBX_FAMILY_ATTR_VALUE_MAX 24
+
+/* One attribute of a family as text. The struct is the caller's; name
+ * points to a static string. */
+typedef struct sbx_family_attr {
+	const char *name;                      /* e.g. "VERSIONS" */
+	char value[SBX_FAMILY_ATTR_VALUE_MAX]; /* e.g. "3", "ROW", "true",
+						  "2147483647" (TTL in
+						  seconds, FOREVER as the
+						  number, as HBase stores
+						  it) */
+	sbx_family_attr_kind kind;
+	bool is_default; /* HBase's default (what sbx_family_desc_init sets) */
+} sbx_family_attr;
+
+/*
+ * Set attribute `attr` of *f from its text `value`, as HBase's shell and
+ * REST gateway accept it: "3"; TTL in seconds or "FOREVER"; IN_MEMORY
+ * "true"/"false"; KEEP_DELETED_CELLS "true", "false" or "TTL";
+ * BLOOMFILTER NONE, ROW, ROWCOL; COMPRESSION NONE, SNAPPY, LZ4, ZSTD;
+ * DATA_BLOCK_ENCODING NONE, PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1.
+ * Each value is checked on its own (VERSIONS >= 1, MIN_VERSIONS >= 0, TTL
+ * in [1, 2147483647], BLOCKSIZE in [1024, 16777216]); MIN_VERSIONS <=
+ * VERSIONS is checked when the family is created or altered.
+ * Errors (f unchanged, sbx_errmsg() says what):
+ *   SBX_EINVAL       a bad value, e.g. "TTL must be a number of seconds or
+ *                    FOREVER, got 'abc'";
+ *   SBX_EUNSUPPORTED an HBase attribute Saltbox does not model
+ *                    (BLOCKCACHE, REPLICATION_SCOPE, CONFIGURATION, ...),
+ *                    which a caller may ignore as HBase scripts set them;
+ *   SBX_ENOTFOUND    no such family attribute ("unknown column family
+ *                    attribute 'COLOUR'").
+ * NAME is not an attribute: the name is sbx_family_desc_init's.
+ */
+SBX_API int sbx_family_desc_set(sbx_family_desc *f, const char *attr,
+				const char *value);
+
+/* Attribute `attr` of f into *out; the errors of sbx_family_desc_set for
+ * a name that is not an attribute. */
+SBX_API int sbx_family_desc_get(sbx_family_attr *out,
+				const sbx_family_desc *f, const char *attr);
+
+/*
+ * The i-th attribute of f into *out, for i = 0, 1, ... until SBX_ITEROVER:
+ * every attribute, in the order HBase's shell `describe` prints them
+ * (BLOOMFILTER, IN_MEMORY, VERSIONS, KEEP_DELETED_CELLS,
+ * DATA_BLOCK_ENCODING, COMPRESSION, TTL, MIN_VERSIONS, BLOCKSIZE). Skip
+ * those with is_default to print only what was set. Errors: none;
+ * SBX_ITEROVER (not an error) past the last attribute.
+ */
+SBX_API int sbx_family_desc_attr(sbx_family_attr *out,
+				 const sbx_family_desc *f, size_t i);
 
 /* What describe returns. Owned by the caller: sbx_table_info_free(). */
 typedef struct sbx_table_info {

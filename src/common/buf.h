@@ -1,7 +1,16 @@
-/* buf.h - growable byte buffer helpers over the public sbx_buf (internal). */
+/*
+ * buf.h - growable byte buffer helpers over the public sbx_buf (internal).
+ *
+ * The public sbx_buf_append/reserve/reset (saltbox/common.h) are exported
+ * functions. Inside the library the same names are macros for the inline
+ * versions below, as C's getc/putc are: the read path appends per cell,
+ * where a call costs more than the work. buf.c defines the exported ones
+ * as thin wrappers over the same inline code, so the two cannot differ.
+ */
 #ifndef SBX_COMMON_BUF_H
 #define SBX_COMMON_BUF_H
 
+#include "common/bytes.h" /* sbx_bytes_eq, for the users of old */
 #include "saltbox/common.h"
 
 #include <assert.h>
@@ -14,20 +23,18 @@
 /* Grow to hold `extra` more bytes (the slow path of sbx_buf_reserve). */
 int sbx_buf_grow(sbx_buf *b, size_t extra);
 
-/* Ensure room for `extra` more bytes. Returns SBX_OK or SBX_ENOMEM. The
- * common case (room already there) is inline: the read path calls these
- * per cell. */
-static inline int sbx_buf_reserve(sbx_buf *b, size_t extra)
+/* Ensure room for `extra` more bytes. Returns SBX_OK or SBX_ENOMEM. */
+static inline int sbx_buf_reserve_inline(sbx_buf *b, size_t extra)
 {
 	assert(SBX_BUF_VALID(b));
 	return b->cap - b->len >= extra ? SBX_OK : sbx_buf_grow(b, extra);
 }
 
-/* REQUIRES: data != NULL unless len == 0. */
-static inline int sbx_buf_append(sbx_buf *b, const void *data, size_t len)
+static inline int sbx_buf_append_inline(sbx_buf *b, const void *data,
+					size_t len)
 {
-	assert(data || len == 0);
-	int rc = sbx_buf_reserve(b, len);
+	assert(data || len == 0); /* REQUIRES */
+	int rc = sbx_buf_reserve_inline(b, len);
 	if (rc)
 		return rc;
 	if (len)
@@ -36,12 +43,27 @@ static inline int sbx_buf_append(sbx_buf *b, const void *data, size_t len)
 	return SBX_OK;
 }
 
+static inline void sbx_buf_reset_inline(sbx_buf *b)
+{
+	b->len = 0;
+}
+
+#define sbx_buf_reserve(b, extra) sbx_buf_reserve_inline((b), (extra))
+#define sbx_buf_append(b, data, len) sbx_buf_append_inline((b), (data), (len))
+#define sbx_buf_reset(b) sbx_buf_reset_inline(b)
+
 static inline int sbx_buf_push(sbx_buf *b, uint8_t byte)
 {
 	int rc = sbx_buf_reserve(b, 1);
 	if (!rc)
 		b->data[b->len++] = byte;
 	return rc;
+}
+
+/* Append a NUL-terminated string (without its NUL). */
+static inline int sbx_buf_puts(sbx_buf *b, const char *s)
+{
+	return sbx_buf_append(b, s, strlen(s));
 }
 
 static inline int sbx_buf_set(sbx_buf *b, const void *data, size_t len)
@@ -54,30 +76,5 @@ static inline int sbx_buf_set(sbx_buf *b, const void *data, size_t len)
  * keeps a NUL after the text, not counted in len. */
 int sbx_buf_printf(sbx_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* a[0..n) == b[0..n), inline: the read path compares short keys (a row
- * prefix, a qualifier) per cell, where a call to memcmp costs more than
- * the comparison. */
-static inline bool sbx_bytes_eq(const void *a, const void *b, size_t n)
-{
-	assert((a && b) || n == 0); /* REQUIRES: both readable for n bytes */
-	const uint8_t *x = a, *y = b;
-	for (; n >= 8; n -= 8, x += 8, y += 8) {
-		uint64_t u, v;
-		memcpy(&u, x, 8);
-		memcpy(&v, y, 8);
-		if (u != v)
-			return false;
-	}
-	for (; n; n--)
-		if (*x++ != *y++)
-			return false;
-	return true;
-}
-
-static inline void sbx_buf_clear(sbx_buf *b)
-{
-	assert(SBX_BUF_VALID(b));
-	b->len = 0;
-}
 
 #endif

@@ -52,12 +52,3 @@ const char *sbx_strerror(int code)
 	default: return "SBX_E?";
 	}
 }
-
-void sbx_buf_free(sbx_buf *buf)
-{
-	if (!buf)
-		return;
-	free(buf->data);
-	buf->data = NULL;
-	buf->len = buf->cap = 0;
-}

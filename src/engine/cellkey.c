@@ -68,7 +68,7 @@ int cellkey_row_end(sbx_buf *out, const uint8_t *row, size_t row_len)
 {
 	int rc = cellkey_put_escaped(out, row, row_len);
 	if (!rc)
-		out->data[out->len - 1] = 0x02;
+		out->data[out->len - 1] = CELLKEY_TERM_PAST;
 	return rc;
 }
 
@@ -102,12 +102,12 @@ size_t cellkey_unescape(const uint8_t *p, size_t n, sbx_buf *out)
 	if (!len || sbx_buf_reserve(out, len))
 		return 0;
 	if (plain) { /* no escaped zero: one copy */
-		memcpy(out->data + out->len, p, len - 2);
-		out->len += len - 2;
+		memcpy(out->data + out->len, p, len - CELLKEY_TERM_LEN);
+		out->len += len - CELLKEY_TERM_LEN;
 		return len;
 	}
 	uint8_t *d = out->data + out->len;
-	size_t body = len - 2, i = 0;
+	size_t body = len - CELLKEY_TERM_LEN, i = 0;
 	while (i < body) { /* runs between escaped zeros */
 		const uint8_t *z = memchr(p + i, 0, body - i);
 		size_t run = z ? (size_t)(z - (p + i)) : body - i;

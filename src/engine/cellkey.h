@@ -13,8 +13,10 @@
 /* The tail that ends every cell key: BE64(~ts), then 0xFF - type. */
 #define CELLKEY_TS_LEN 8
 #define CELLKEY_TAIL_LEN (CELLKEY_TS_LEN + 1)
-/* E(x) of the empty string: just the terminator 00 01. */
-#define CELLKEY_EMPTY_SEGMENT_LEN 2
+/* Each E(x) ends with the terminator 00 01 (E of the empty string is just
+ * that); raised to 00 02 it sorts after every key that starts with E(x). */
+#define CELLKEY_TERM_LEN 2
+#define CELLKEY_TERM_PAST 0x02
 
 /* Append esc(bytes) 00 01 to out. */
 int cellkey_put_escaped(sbx_buf *out, const uint8_t *p, size_t n);

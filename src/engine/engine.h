@@ -157,7 +157,8 @@ typedef struct table_handle {
 } table_handle;
 
 /* ---- util.c: the clock, RocksDB errors, the operation trace ---- */
-/* Wall-clock milliseconds: the engine's one read of the time. */
+/* Wall-clock milliseconds (sbx_clock_now_ms): the engine's one read of the
+ * time, but for regions.c's coarse clock of load buckets. */
 int64_t engine_now_ms(void);
 /* SBX_EIO with "what: err" as the message; frees err (may be NULL). */
 int engine_rocks_error(char *err, const char *what);

@@ -39,9 +39,10 @@ typedef enum match_code {
 	MATCH_ENOMEM,           /* no memory to record a delete marker */
 } match_code;
 
-/* What a read asks of one family. read.c fills it when the read opens
- * (the family's attributes at each row, as they may be altered between
- * two calls of a scan). */
+/* What a read asks of one family. reader.c fills it when the read opens;
+ * read.c refreshes the family's attributes (MIN_VERSIONS, TTL,
+ * KEEP_DELETED_CELLS) at each row, as an alter may come between two calls
+ * of a scan. */
 typedef struct match_params {
 	int max_versions;  /* versions per column returned: min(asked,
 			    * VERSIONS); raw reads: as asked. >= 1 */
@@ -102,13 +103,8 @@ typedef struct matcher {
 	const sbx_buf *seek_column;
 } matcher;
 
-static inline bool match_includes(match_code mc)
-{
-	return mc == MATCH_INCLUDE || mc == MATCH_INCLUDE_NEXT_COL ||
-	       mc == MATCH_INCLUDE_NEXT_ROW;
-}
-
-/* A zeroed matcher is ready for matcher_begin_row. */
+/* A zeroed matcher is ready for matcher_begin_row; matcher_free releases
+ * its memory (and zeroes it again). */
 void matcher_free(matcher *m);
 /* Bytes of memory held (for the read path's scratch accounting). */
 size_t matcher_scratch_bytes(const matcher *m);

@@ -8,6 +8,7 @@
  */
 #include "engine/reader.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "model/result.h"
@@ -156,7 +157,7 @@ static int buffer_row_backwards(reader *r, famcur *c)
 		const char *v = rocksdb_iter_value(c->it, &vl);
 		if (b->n == b->cap) {
 			size_t cap = b->cap ? b->cap * 2 : 16;
-			rowbuf_ent *e = realloc(b->ents, cap * sizeof *e);
+			rowbuf_ent *e = sbx_realloc(b->ents, cap * sizeof *e);
 			if (!e)
 				return SBX_ENOMEM_SET();
 			b->ents = e;
@@ -237,7 +238,7 @@ static int skip_in_column(reader *r, famcur *c, int *skipped)
 		if (sbx_buf_set(&r->seek, r->prefix.data, r->prefix.len) ||
 		    sbx_buf_append(&r->seek, r->colkey.data, r->colkey.len))
 			return SBX_ENOMEM_SET();
-		r->seek.data[r->seek.len - 1] = 0x02; /* after E(qual)'s 00 01 */
+		r->seek.data[r->seek.len - 1] = CELLKEY_TERM_PAST;
 		src_seek(r, c, &r->seek);
 		*skipped = 0;
 		return SBX_OK;
@@ -286,7 +287,7 @@ static int set_column(reader *r, const uint8_t *seg, size_t seg_len,
 		return SBX_ENOMEM_SET();
 	if (plain) {
 		r->cq = r->colkey.data;
-		r->cq_len = seg_len - 2;
+		r->cq_len = seg_len - CELLKEY_TERM_LEN;
 		return SBX_OK;
 	}
 	r->qual.len = 0;
@@ -319,7 +320,7 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 			   const uint8_t *row, size_t row_len,
 			   bool *other_row, bool *consumed)
 {
-	assert(r->prefix.len >= CELLKEY_EMPTY_SEGMENT_LEN);
+	assert(r->prefix.len >= CELLKEY_TERM_LEN);
 	matcher *m = &r->m;
 	family_match_params(r, c);
 	matcher_begin_row(m, &c->match);
@@ -353,7 +354,7 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 		bool fam_marker = matcher_is_family_marker(cell.type);
 		bool new_column = false;
 		if (fam_marker) {
-			if (ql != CELLKEY_EMPTY_SEGMENT_LEN)
+			if (ql != CELLKEY_TERM_LEN)
 				return sbx_error_set(SBX_EIO, "corrupt cell key");
 		} else if (!have_col || r->colkey.len != ql ||
 			   !sbx_bytes_eq(r->colkey.data, qe, ql)) {

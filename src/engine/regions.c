@@ -2,14 +2,18 @@
  * regions.c - the region map of each table: routing rows to regions,
  * per-region load counters in time buckets, automatic splits by HBase's
  * policies at the midpoint of the region's data, manual split and merge,
- * and the balancer placing regions on the modelled region servers (region
- * count first, then load). Regions are logical ranges over the table's
- * column families, so a split or merge moves no cell: it swaps the map
- * under the table's write lock.
+ * and the placement of regions on the modelled region servers by the
+ * balancer keyviz shares (src/placement/). Regions are logical ranges over
+ * the table's column families, so a split or merge moves no cell: it swaps
+ * the map under the table's write lock.
  */
+#include "common/alloc.h"
+#include "common/bytes.h"
+#include "common/clock.h"
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "engine/engine.h"
+#include "placement/placement.h"
 
 #include <jansson.h>
 #include <openssl/evp.h>
@@ -18,21 +22,14 @@
 #include <string.h>
 #include <time.h>
 
-static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	size_t n = al < bl ? al : bl;
-	int c = n ? memcmp(a, b, n) : 0;
-	return c ? c : (al < bl ? -1 : al > bl);
-}
-
 static region *region_new(engine *e, const uint8_t *s, size_t sl,
 			  const uint8_t *en, size_t el, uint64_t id, int server)
 {
-	region *r = calloc(1, sizeof *r);
+	region *r = sbx_calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
 	r->nslots = e->opts.metrics_buckets > 0 ? e->opts.metrics_buckets : 1;
-	r->slots = calloc((size_t)r->nslots, sizeof *r->slots);
+	r->slots = sbx_calloc((size_t)r->nslots, sizeof *r->slots);
 	if (!r->slots || sbx_buf_set(&r->start, s, sl) ||
 	    sbx_buf_set(&r->end, en, el)) {
 		region_free(r);
@@ -50,7 +47,7 @@ region *region_for_row(const table *t, const uint8_t *row, size_t len)
 	while (hi - lo > 1) { /* last region whose start <= row */
 		size_t mid = (lo + hi) / 2;
 		const sbx_buf *s = &t->regions[mid]->start;
-		if (cmp_bytes(s->data, s->len, row, len) <= 0)
+		if (sbx_bytes_cmp(s->data, s->len, row, len) <= 0)
 			lo = mid;
 		else
 			hi = mid;
@@ -62,9 +59,7 @@ region *region_for_row(const table *t, const uint8_t *row, size_t len)
  * resolution, no syscall) is plenty and is read on every routed row. */
 static int64_t coarse_now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return sbx_clock_coarse_ms();
 }
 
 static load_slot *current_slot(engine *e, region *r)
@@ -110,116 +105,69 @@ void region_count_read(engine *e, region *r, uint64_t bytes, bool filtered)
 	atomic_fetch_add(&s->read_bytes, bytes);
 }
 
-/* ---- placement: region count first, then load ---- */
+/* ---- placement: the shared balancer (placement.h) ---- */
 
 static uint64_t recent_load(const region *r)
 {
 	return atomic_load(&r->reads) + atomic_load(&r->writes);
 }
 
-/* The server for a new region: fewest regions cluster-wide, then the
- * least loaded by this table's regions. REQUIRES: admin_lock. */
-static int pick_server(engine *e, const table *t)
+/* This table's regions as the balancer sees them; NULL on ENOMEM. */
+static placement_region *placement_of(const table *t)
 {
-	int best = 0;
-	uint64_t best_load = UINT64_MAX;
-	for (int s = 0; s < e->nservers; s++) {
-		uint64_t load = 0;
-		for (size_t i = 0; i < t->nregions; i++)
-			if (t->regions[i]->server == s)
-				load += recent_load(t->regions[i]);
-		if (e->server_regions[s] < e->server_regions[best] ||
-		    (e->server_regions[s] == e->server_regions[best] &&
-		     load < best_load)) {
-			best = s;
-			best_load = load;
-		}
-	}
-	return best;
+	placement_region *pr =
+	    sbx_malloc((t->nregions ? t->nregions : 1) * sizeof *pr);
+	for (size_t i = 0; pr && i < t->nregions; i++)
+		pr[i] = (placement_region){t->regions[i]->server,
+					   recent_load(t->regions[i])};
+	return pr;
 }
 
-/* Even out this table's regions across servers by count (moving the
- * least-loaded region of the fullest server, as a cheap move), then move
- * the hottest region off a server carrying over twice the mean load when
- * a colder server can take it. REQUIRES: admin_lock and t->lock (write). */
+/* The server for a new region. REQUIRES: admin_lock. */
+static int pick_server(engine *e, const table *t)
+{
+	placement_region *pr = placement_of(t);
+	int s = pr ? placement_pick_server(e->server_regions, e->nservers, pr,
+					   t->nregions)
+		   : 0; /* no memory for the model: any server will do */
+	free(pr);
+	return s;
+}
+
+/* Rebalance after the map changed. Without memory for the model the
+ * placement stays as it is, which is still a valid map.
+ * REQUIRES: admin_lock and t->lock (write). */
 static void balance(engine *e, table *t)
 {
-	for (int guard = 0; guard < 1000; guard++) {
-		int hi = 0, lo = 0;
-		for (int s = 1; s < e->nservers; s++) {
-			if (e->server_regions[s] > e->server_regions[hi])
-				hi = s;
-			if (e->server_regions[s] < e->server_regions[lo])
-				lo = s;
-		}
-		if (e->server_regions[hi] - e->server_regions[lo] <= 1)
-			break;
-		region *move = NULL;
-		for (size_t i = 0; i < t->nregions; i++)
-			if (t->regions[i]->server == hi &&
-			    (!move || recent_load(t->regions[i]) < recent_load(move)))
-				move = t->regions[i];
-		if (!move)
-			break; /* the excess belongs to other tables */
-		move->server = lo;
-		e->server_regions[hi]--;
-		e->server_regions[lo]++;
-	}
-	uint64_t load[ENGINE_MAX_SERVERS] = {0}, total = 0;
-	for (size_t i = 0; i < t->nregions; i++) {
-		load[t->regions[i]->server] += recent_load(t->regions[i]);
-		total += recent_load(t->regions[i]);
-	}
-	int hot = 0, cold = 0;
-	for (int s = 1; s < e->nservers; s++) {
-		if (load[s] > load[hot])
-			hot = s;
-		if (load[s] < load[cold])
-			cold = s;
-	}
-	if (e->nservers < 2 || total == 0 ||
-	    load[hot] * (uint64_t)e->nservers <= 2 * total)
+	placement_region *pr = placement_of(t);
+	if (!pr)
 		return;
-	region *hottest = NULL, *coldest = NULL;
-	for (size_t i = 0; i < t->nregions; i++) {
-		region *r = t->regions[i];
-		if (r->server == hot && (!hottest || recent_load(r) > recent_load(hottest)))
-			hottest = r;
-		if (r->server == cold && (!coldest || recent_load(r) < recent_load(coldest)))
-			coldest = r;
-	}
-	/* swap only if it lowers the hottest server's load */
-	if (hottest && coldest && recent_load(hottest) > recent_load(coldest) &&
-	    load[hot] - recent_load(hottest) + recent_load(coldest) < load[hot]) {
-		hottest->server = cold;
-		coldest->server = hot;
-	}
+	uint64_t load[ENGINE_MAX_SERVERS];
+	placement_balance(pr, t->nregions, e->server_regions, e->nservers,
+			  load);
+	for (size_t i = 0; i < t->nregions; i++)
+		t->regions[i]->server = pr[i].server;
+	free(pr);
 }
 
 /* ---- catalog ---- */
 
+/* A start key as lower-case hex, NUL-terminated; free(). NULL: ENOMEM. */
 static char *hex(const uint8_t *p, size_t n)
 {
-	char *s = malloc(2 * n + 1);
-	for (size_t i = 0; s && i < n; i++)
-		snprintf(s + 2 * i, 3, "%02x", p[i]);
-	if (s)
-		s[2 * n] = 0;
-	return s;
+	sbx_buf b = {0};
+	if (sbx_hex_append(&b, p, n, false) || sbx_buf_push(&b, 0)) {
+		sbx_buf_free(&b);
+		return NULL;
+	}
+	return (char *)b.data;
 }
 
 static int unhex(sbx_buf *out, const char *s)
 {
-	size_t n = strlen(s);
-	if (n % 2)
-		return SBX_EIO;
+	size_t bad_at;
 	out->len = 0;
-	for (size_t i = 0; i < n; i += 2) {
-		unsigned v;
-		if (sscanf(s + i, "%2x", &v) != 1 || sbx_buf_push(out, (uint8_t)v))
-			return SBX_EIO;
-	}
-	return SBX_OK;
+	return sbx_hex_decode(out, s, strlen(s), &bad_at) ? SBX_EIO : SBX_OK;
 }
 
 static const char *const policy_names[] = {
@@ -267,7 +215,7 @@ void regions_clear(engine *e, table *t)
 static int regions_set(engine *e, table *t, sbx_buf *starts, uint64_t *ids,
 		       int *servers, size_t n)
 {
-	region **rs = calloc(n, sizeof *rs);
+	region **rs = sbx_calloc(n, sizeof *rs);
 	if (!rs)
 		return SBX_ENOMEM_SET();
 	for (size_t i = 0; i < n; i++) {
@@ -312,9 +260,9 @@ int regions_from_json(engine *e, table *t, const char *s, size_t n)
 		if (!strcmp(pname, policy_names[i]))
 			kind = i;
 	size_t cnt = json_array_size(arr);
-	sbx_buf *starts = calloc(cnt, sizeof *starts);
-	uint64_t *ids = calloc(cnt, sizeof *ids);
-	int *servers = calloc(cnt, sizeof *servers);
+	sbx_buf *starts = sbx_calloc(cnt, sizeof *starts);
+	uint64_t *ids = sbx_calloc(cnt, sizeof *ids);
+	int *servers = sbx_calloc(cnt, sizeof *servers);
 	int rc = kind < 0 || !starts || !ids || !servers
 			 ? sbx_error_set(SBX_EIO, "corrupt region record")
 			 : SBX_OK;
@@ -366,7 +314,7 @@ int regions_init(engine *e, table *t, const sbx_bytes *splits, size_t n)
 					     "split key %zu is empty or longer "
 					     "than %d bytes",
 					     i, SBX_MAX_ROW_LENGTH);
-		if (i && cmp_bytes(splits[i - 1].data, splits[i - 1].len,
+		if (i && sbx_bytes_cmp(splits[i - 1].data, splits[i - 1].len,
 				   splits[i].data, splits[i].len) >= 0)
 			return sbx_error_set(SBX_EINVAL,
 					     "split keys must be sorted and "
@@ -374,8 +322,8 @@ int regions_init(engine *e, table *t, const sbx_bytes *splits, size_t n)
 					     i);
 	}
 	sbx_split_policy_init(&t->policy);
-	sbx_buf *starts = calloc(n + 1, sizeof *starts);
-	uint64_t *ids = calloc(n + 1, sizeof *ids);
+	sbx_buf *starts = sbx_calloc(n + 1, sizeof *starts);
+	uint64_t *ids = sbx_calloc(n + 1, sizeof *ids);
 	int rc = starts && ids ? SBX_OK : SBX_ENOMEM_SET();
 	uint64_t now = (uint64_t)engine_now_ms();
 	for (size_t i = 0; !rc && i <= n; i++) {
@@ -468,7 +416,7 @@ static int family_midpoint(engine *e, family *f, const sbx_buf *lo,
 		rocksdb_readoptions_set_iterate_lower_bound(ro, (const char *)lo->data, lo->len);
 	rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)hi->data, hi->len);
 	rocksdb_iterator_t *it = rocksdb_create_iterator_cf(e->db, ro, f->cf);
-	mid_sample *smp = calloc(MID_SAMPLES, sizeof *smp);
+	mid_sample *smp = sbx_calloc(MID_SAMPLES, sizeof *smp);
 	size_t ns = 0;
 	uint64_t step = 4096, next = 0, cum = 0;
 	sbx_buf prev = {0};
@@ -512,7 +460,7 @@ static int family_midpoint(engine *e, family *f, const sbx_buf *lo,
 	for (size_t i = 0; !rc && i < ns; i++) {
 		uint64_t d = smp[i].at > cum / 2 ? smp[i].at - cum / 2
 						 : cum / 2 - smp[i].at;
-		if (d < best && cmp_bytes(smp[i].row.data, smp[i].row.len,
+		if (d < best && sbx_bytes_cmp(smp[i].row.data, smp[i].row.len,
 					  first->data, first->len) != 0) {
 			best = d;
 			rc = sbx_buf_set(mid, smp[i].row.data, smp[i].row.len);
@@ -559,9 +507,9 @@ static int region_midpoint(engine *e, family **fams, size_t nfams,
 		}
 		/* the point must fall strictly inside the region */
 		if (mid->len == 0 ||
-		    cmp_bytes(mid->data, mid->len, start->data, start->len) <= 0 ||
+		    sbx_bytes_cmp(mid->data, mid->len, start->data, start->len) <= 0 ||
 		    (end->len &&
-		     cmp_bytes(mid->data, mid->len, end->data, end->len) >= 0))
+		     sbx_bytes_cmp(mid->data, mid->len, end->data, end->len) >= 0))
 			mid->len = 0;
 	}
 	sbx_buf_free(&lo);
@@ -605,7 +553,7 @@ static int split_at(engine *e, table *t, size_t idx, const uint8_t *key,
 		now = p->id + 1;
 	region *a = region_new(e, p->start.data, p->start.len, key, len, now, p->server);
 	region *b = region_new(e, key, len, p->end.data, p->end.len, now, 0);
-	region **rs = realloc(t->regions, (t->nregions + 1) * sizeof *rs);
+	region **rs = sbx_realloc(t->regions, (t->nregions + 1) * sizeof *rs);
 	if (!a || !b || !rs) {
 		region_free(a);
 		region_free(b);
@@ -642,7 +590,7 @@ static size_t region_index(const table *t, const region *r)
 
 static family **ref_families(table *t, size_t *n)
 {
-	family **fams = calloc(t->nfams ? t->nfams : 1, sizeof *fams);
+	family **fams = sbx_calloc(t->nfams ? t->nfams : 1, sizeof *fams);
 	for (size_t i = 0; fams && i < t->nfams; i++) {
 		fams[i] = t->fams[i];
 		atomic_fetch_add(&fams[i]->refs, 1);
@@ -765,7 +713,7 @@ static void region_name(char *out, size_t cap, const table *t, const region *r,
 
 static uint8_t *dup_bytes(const sbx_buf *b)
 {
-	uint8_t *p = malloc(b->len ? b->len : 1);
+	uint8_t *p = sbx_malloc(b->len ? b->len : 1);
 	if (p && b->len)
 		memcpy(p, b->data, b->len);
 	return p;
@@ -782,12 +730,13 @@ int engine_regions(sbx_region_info **out, size_t *n, void *p, const char *name)
 		return rc;
 	pthread_rwlock_rdlock(&t->lock);
 	notice_flush(e, t);
-	sbx_region_info *v = calloc(t->nregions ? t->nregions : 1, sizeof *v);
+	sbx_region_info *v =
+	    sbx_calloc(t->nregions ? t->nregions : 1, sizeof *v);
 	for (size_t i = 0; v && i < t->nregions; i++) {
 		region *r = t->regions[i];
 		char nm[1400];
 		region_name(nm, sizeof nm, t, r, v[i].encoded);
-		v[i].name = strdup(nm);
+		v[i].name = sbx_strdup(nm);
 		v[i].id = r->id;
 		v[i].start_key = dup_bytes(&r->start);
 		v[i].start_len = r->start.len;
@@ -822,7 +771,7 @@ static int do_split_at_key(engine *e, table *t, const void *arg)
 {
 	const key_arg *k = arg;
 	region *r = region_for_row(t, k->key, k->len);
-	if (cmp_bytes(k->key, k->len, r->start.data, r->start.len) == 0)
+	if (sbx_bytes_cmp(k->key, k->len, r->start.data, r->start.len) == 0)
 		return sbx_error_set(SBX_EINVAL,
 				     "split key is already a region boundary "
 				     "of table '%s'",
@@ -840,7 +789,7 @@ int engine_split(void *p, const char *name, const void *key, size_t len)
 	pthread_rwlock_rdlock(&t->lock);
 	bool disabled = t->policy.kind == SBX_SPLIT_DISABLED;
 	size_t n = t->nregions;
-	uint64_t *ids = calloc(n ? n : 1, sizeof *ids);
+	uint64_t *ids = sbx_calloc(n ? n : 1, sizeof *ids);
 	for (size_t i = 0; ids && i < n; i++)
 		ids[i] = t->regions[i]->id;
 	pthread_rwlock_unlock(&t->lock);
@@ -877,7 +826,7 @@ static int do_merge(engine *e, table *t, const void *arg)
 	const key_arg *k = arg;
 	size_t idx = SIZE_MAX;
 	for (size_t i = 0; i < t->nregions; i++)
-		if (!cmp_bytes(t->regions[i]->start.data, t->regions[i]->start.len,
+		if (!sbx_bytes_cmp(t->regions[i]->start.data, t->regions[i]->start.len,
 			       k->key, k->len))
 			idx = i;
 	if (idx == SIZE_MAX || idx + 1 >= t->nregions)
@@ -956,7 +905,7 @@ int engine_load(sbx_region_load **out, size_t *n, void *p, const char *name,
 	int64_t cur = coarse_now_ms() / w * w;
 	pthread_rwlock_rdlock(&t->lock);
 	size_t cnt = t->nregions;
-	sbx_region_load *v = calloc(cnt ? cnt : 1, sizeof *v);
+	sbx_region_load *v = sbx_calloc(cnt ? cnt : 1, sizeof *v);
 	for (size_t i = 0; v && !rc && i < cnt; i++) {
 		region *r = t->regions[i];
 		size_t nb = nbuckets < (size_t)r->nslots ? nbuckets : (size_t)r->nslots;
@@ -966,7 +915,7 @@ int engine_load(sbx_region_load **out, size_t *n, void *p, const char *name,
 		v[i].end_len = r->end.len;
 		v[i].server = r->server;
 		v[i].nbuckets = nb;
-		v[i].buckets = calloc(nb ? nb : 1, sizeof *v[i].buckets);
+		v[i].buckets = sbx_calloc(nb ? nb : 1, sizeof *v[i].buckets);
 		if (!v[i].start_key || !v[i].end_key || !v[i].buckets) {
 			rc = SBX_ENOMEM_SET();
 			break;

@@ -1,22 +1,21 @@
 /*
- * util.c - the small helpers every engine file uses: the wall clock (the
- * one place the engine reads the time), RocksDB error strings turned into
+ * util.c - the small helpers every engine file uses: the clock (the one
+ * place the engine reads the time, through the library's seam in
+ * common/clock.h, so tests can set it), RocksDB error strings turned into
  * an SBX_EIO with a message, and the optional operation trace. Nothing here
  * calls back into the engine.
  */
 #include "engine/engine.h"
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "saltbox/rowkey.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 int64_t engine_now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return sbx_clock_now_ms();
 }
 
 int engine_rocks_error(char *err, const char *what)

@@ -5,6 +5,7 @@
  * syntax, binary-safe subjects and a match limit against hostile patterns.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include "common/alloc.h"
 #include "filter/filter_int.h"
 
 #include <ctype.h>
@@ -36,7 +37,7 @@ int sbx_comparator_new(sbx_comparator **out, sbx_comparator_type type,
 		return sbx_error_set(SBX_EINVAL,
 				     "LongComparator needs 8 bytes, got %zu",
 				     len);
-	sbx_comparator *c = calloc(1, sizeof *c);
+	sbx_comparator *c = sbx_calloc(1, sizeof *c);
 	bool ok = true;
 	if (!c)
 		return SBX_ENOMEM_SET();
@@ -155,9 +156,9 @@ int sbx_comparator_compare(sbx_comparator *c, const void *field, size_t len)
 	const uint8_t *f = field;
 	switch (c->type) {
 	case SBX_COMPARATOR_BINARY:
-		return flt_bytes_cmp(c->value, c->len, f, len);
+		return sbx_bytes_cmp(c->value, c->len, f, len);
 	case SBX_COMPARATOR_BINARY_PREFIX:
-		return flt_bytes_cmp(c->value, c->len, f,
+		return sbx_bytes_cmp(c->value, c->len, f,
 				     len < c->len ? len : c->len);
 	case SBX_COMPARATOR_REGEX: {
 		static const uint8_t empty[1];
@@ -219,7 +220,7 @@ bool sbx_compare_passes(sbx_compare_op op, sbx_comparator *c,
 uint8_t *flt_dup(const void *p, size_t len, bool *ok)
 {
 	assert(ok && (p || !len));
-	uint8_t *d = malloc(len ? len : 1);
+	uint8_t *d = sbx_malloc(len ? len : 1);
 	if (!d) {
 		*ok = false;
 		return NULL;
@@ -254,10 +255,10 @@ int flt_hint_cmp(const sbx_filter_hint *a, const sbx_filter_hint *b,
 		 bool reversed)
 {
 	assert(a && b);
-	int c = flt_bytes_cmp(a->row.data, a->row.len, b->row.data, b->row.len);
+	int c = sbx_bytes_cmp(a->row.data, a->row.len, b->row.data, b->row.len);
 	if (c)
 		return reversed ? -c : c;
-	return flt_bytes_cmp(a->qualifier.data, a->qualifier.len,
+	return sbx_bytes_cmp(a->qualifier.data, a->qualifier.len,
 			     b->qualifier.data, b->qualifier.len);
 }
 

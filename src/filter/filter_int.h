@@ -5,6 +5,7 @@
 #define SBX_FILTER_INT_H
 
 #include "common/buf.h"
+#include "common/bytes.h"
 #include "common/error.h"
 #include "saltbox/filter.h"
 
@@ -58,19 +59,6 @@ const flt_base *flt_builtin(const sbx_filter *f);
  * flt_destroy. The state is released on failure. REQUIRES: out and state
  * non-NULL, state->free_state set. */
 int flt_make(sbx_filter **out, sbx_filter_ops ops, flt_base *state);
-
-/* Unsigned lexicographic comparison of two byte strings.
- * REQUIRES (and of flt_bytes_eq): a pointer unless its length is 0. */
-static inline int flt_bytes_cmp(const uint8_t *a, size_t alen,
-				const uint8_t *b, size_t blen)
-{
-	assert((a || !alen) && (b || !blen));
-	size_t n = alen < blen ? alen : blen;
-	int c = n ? memcmp(a, b, n) : 0;
-	if (c)
-		return c;
-	return alen < blen ? -1 : alen > blen ? 1 : 0;
-}
 
 static inline bool flt_bytes_eq(const uint8_t *a, size_t alen,
 				const uint8_t *b, size_t blen)

@@ -4,6 +4,8 @@
  * Byte fields are base64; regex and substring comparator values are plain
  * text, as the REST gateway sends them. Errors name the field's path.
  */
+#include "common/alloc.h"
+#include "common/base64.h"
 #include "filter/filter_int.h"
 
 #include <errno.h>
@@ -13,68 +15,20 @@
 
 #define MAX_DEPTH 64
 
-/* ---- base64 ------------------------------------------------------------------ */
+/* ---- base64 (common/base64.c; lenient: filter JSON is written by hand) -- */
 
-static const char b64chars[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static int b64val(uint8_t c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+' || c == '-')
-		return 62;
-	if (c == '/' || c == '_')
-		return 63;
-	return -1;
-}
-
-/* Decode standard or URL-safe base64, padding optional. */
 static bool b64_decode(const char *s, size_t len, sbx_buf *out)
 {
-	while (len && s[len - 1] == '=')
-		len--;
-	if (len % 4 == 1)
-		return false;
-	uint32_t acc = 0;
-	int bits = 0;
-	for (size_t i = 0; i < len; i++) {
-		int v = b64val((uint8_t)s[i]);
-		if (v < 0)
-			return false;
-		acc = acc << 6 | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (sbx_buf_push(out, (uint8_t)(acc >> bits)))
-				return false;
-		}
-	}
-	return true;
+	return sbx_base64_decode(out, s, len, true) == SBX_OK;
 }
 
-static char *b64_encode(const uint8_t *p, size_t len)
+/* A JSON string holding the base64 of p; NULL on ENOMEM. */
+static json_t *b64_json(const uint8_t *p, size_t len)
 {
-	char *o = malloc((len + 2) / 3 * 4 + 1), *w = o;
-	if (!o)
-		return NULL;
-	for (size_t i = 0; i < len; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16;
-		if (i + 1 < len)
-			v |= (uint32_t)p[i + 1] << 8;
-		if (i + 2 < len)
-			v |= p[i + 2];
-		*w++ = b64chars[v >> 18 & 63];
-		*w++ = b64chars[v >> 12 & 63];
-		*w++ = i + 1 < len ? b64chars[v >> 6 & 63] : '=';
-		*w++ = i + 2 < len ? b64chars[v & 63] : '=';
-	}
-	*w = 0;
-	return o;
+	char *s = sbx_base64_string(p, len);
+	json_t *j = s ? json_string(s) : NULL;
+	free(s);
+	return j;
 }
 
 /* ---- reading ------------------------------------------------------------------ */
@@ -103,7 +57,7 @@ static int get_b64(reader *r, json_t *o, const char *key, sbx_buf *out,
 		   bool required, bool *present)
 {
 	json_t *v = json_object_get(o, key);
-	sbx_buf_clear(out);
+	sbx_buf_reset(out);
 	if (present)
 		*present = v && !json_is_null(v);
 	if (!v || json_is_null(v))
@@ -355,9 +309,9 @@ static int read_multiple_prefix(reader *r, json_t *o, sbx_filter **out)
 	if (!json_is_array(ps))
 		return jerr(r, "field 'prefixes' must be an array");
 	size_t n = json_array_size(ps);
-	sbx_buf *bufs = calloc(n ? n : 1, sizeof *bufs);
-	const void **ptrs = calloc(n ? n : 1, sizeof *ptrs);
-	size_t *lens = calloc(n ? n : 1, sizeof *lens);
+	sbx_buf *bufs = sbx_calloc(n ? n : 1, sizeof *bufs);
+	const void **ptrs = sbx_calloc(n ? n : 1, sizeof *ptrs);
+	size_t *lens = sbx_calloc(n ? n : 1, sizeof *lens);
 	int rc = bufs && ptrs && lens ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < n; i++) {
 		json_t *v = json_array_get(ps, i);
@@ -407,7 +361,7 @@ static int read_timestamps(reader *r, json_t *o, sbx_filter **out)
 	if (!json_is_array(ts))
 		return jerr(r, "field 'timestamps' must be an array");
 	size_t n = json_array_size(ts);
-	int64_t *v = malloc((n ? n : 1) * sizeof *v);
+	int64_t *v = sbx_malloc((n ? n : 1) * sizeof *v);
 	int rc = v ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = int_value(r, json_array_get(ts, i), "timestamps", 0,
@@ -424,8 +378,8 @@ static int read_ranges(reader *r, json_t *o, sbx_filter **out)
 	if (!json_is_array(rs))
 		return jerr(r, "field 'ranges' must be an array");
 	size_t n = json_array_size(rs);
-	sbx_row_range *rr = calloc(n ? n : 1, sizeof *rr);
-	sbx_buf *bufs = calloc(2 * (n ? n : 1), sizeof *bufs);
+	sbx_row_range *rr = sbx_calloc(n ? n : 1, sizeof *rr);
+	sbx_buf *bufs = sbx_calloc(2 * (n ? n : 1), sizeof *bufs);
 	int rc = rr && bufs ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < n; i++) {
 		json_t *e = json_array_get(rs, i);
@@ -466,8 +420,8 @@ static int read_fuzzy(reader *r, json_t *o, sbx_filter **out)
 	if (!json_is_array(ks))
 		return jerr(r, "field 'fuzzyKeys' must be an array");
 	size_t n = json_array_size(ks);
-	sbx_fuzzy_key *fk = calloc(n ? n : 1, sizeof *fk);
-	sbx_buf *bufs = calloc(2 * (n ? n : 1), sizeof *bufs);
+	sbx_fuzzy_key *fk = sbx_calloc(n ? n : 1, sizeof *fk);
+	sbx_buf *bufs = sbx_calloc(2 * (n ? n : 1), sizeof *bufs);
 	int rc = fk && bufs ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < n; i++) {
 		json_t *e = json_array_get(ks, i);
@@ -643,13 +597,8 @@ int sbx_filter_from_json(sbx_filter **out, const char *json, size_t len)
 
 static int put_b64(json_t *o, const char *key, const uint8_t *p, size_t len)
 {
-	char *s = b64_encode(p, len);
-	if (!s || json_object_set_new(o, key, json_string(s))) {
-		free(s);
-		return SBX_ENOMEM_SET();
-	}
-	free(s);
-	return SBX_OK;
+	json_t *s = b64_json(p, len);
+	return !s || json_object_set_new(o, key, s) ? SBX_ENOMEM_SET() : SBX_OK;
 }
 
 static int put_comparator(json_t *o, const sbx_comparator *c)
@@ -775,10 +724,9 @@ static int write_body(json_t *o, const flt_base *b, int depth)
 		if (!a || json_object_set_new(o, "prefixes", a))
 			return SBX_ENOMEM_SET();
 		for (size_t i = 0; !rc && i < s->ngiven; i++) {
-			char *e = b64_encode(s->given[i].data, s->given[i].len);
-			if (!e || json_array_append_new(a, json_string(e)))
+			json_t *e = b64_json(s->given[i].data, s->given[i].len);
+			if (!e || json_array_append_new(a, e))
 				rc = SBX_ENOMEM_SET();
-			free(e);
 		}
 		return rc;
 	}

@@ -4,6 +4,7 @@
  * A rejected row yields a row hint to the next row that can match, in the
  * scan's direction, and the scan ends when no further row can match.
  */
+#include "common/alloc.h"
 #include "filter/filter_int.h"
 
 /* ---- MultiRowRangeFilter -------------------------------------------------- */
@@ -25,7 +26,7 @@ static int start_cmp(const flt_range *a, const flt_range *b)
 {
 	if (!a->start.len || !b->start.len)
 		return (a->start.len != 0) - (b->start.len != 0);
-	int c = flt_bytes_cmp(a->start.data, a->start.len, b->start.data,
+	int c = sbx_bytes_cmp(a->start.data, a->start.len, b->start.data,
 			      b->start.len);
 	if (c)
 		return c;
@@ -41,7 +42,7 @@ static bool above_start(const flt_range *r, const uint8_t *row, size_t len)
 {
 	if (!r->start.len)
 		return true;
-	int c = flt_bytes_cmp(row, len, r->start.data, r->start.len);
+	int c = sbx_bytes_cmp(row, len, r->start.data, r->start.len);
 	return c > 0 || (c == 0 && r->start_inclusive);
 }
 
@@ -49,7 +50,7 @@ static bool below_stop(const flt_range *r, const uint8_t *row, size_t len)
 {
 	if (!r->stop.len)
 		return true;
-	int c = flt_bytes_cmp(row, len, r->stop.data, r->stop.len);
+	int c = sbx_bytes_cmp(row, len, r->stop.data, r->stop.len);
 	return c < 0 || (c == 0 && r->stop_inclusive);
 }
 
@@ -142,7 +143,7 @@ int sbx_filter_new_multi_row_range(sbx_filter **out,
 		const sbx_row_range *r = &ranges[i];
 		if (!r->start_len || !r->stop_len)
 			continue;
-		int c = flt_bytes_cmp(r->start, r->start_len, r->stop,
+		int c = sbx_bytes_cmp(r->start, r->start_len, r->stop,
 				      r->stop_len);
 		if (c > 0 || (c == 0 && !r->stop_inclusive))
 			return sbx_error_set(SBX_EINVAL,
@@ -150,8 +151,8 @@ int sbx_filter_new_multi_row_range(sbx_filter **out,
 					     "has its start after its stop",
 					     i);
 	}
-	flt_multi_row_range *s = calloc(1, sizeof *s);
-	if (!s || !(s->ranges = calloc(n ? n : 1, sizeof *s->ranges))) {
+	flt_multi_row_range *s = sbx_calloc(1, sizeof *s);
+	if (!s || !(s->ranges = sbx_calloc(n ? n : 1, sizeof *s->ranges))) {
 		free(s);
 		return SBX_ENOMEM_SET();
 	}
@@ -182,7 +183,7 @@ int sbx_filter_new_multi_row_range(sbx_filter **out,
 		if (cur) {
 			int c = 0;
 			if (cur->stop.len)
-				c = flt_bytes_cmp(nx->start.data, nx->start.len,
+				c = sbx_bytes_cmp(nx->start.data, nx->start.len,
 						  cur->stop.data,
 						  cur->stop.len);
 			joins = !cur->stop.len || c < 0 ||
@@ -195,7 +196,7 @@ int sbx_filter_new_multi_row_range(sbx_filter **out,
 		}
 		int c = 0;
 		if (cur->stop.len && nx->stop.len)
-			c = flt_bytes_cmp(nx->stop.data, nx->stop.len,
+			c = sbx_bytes_cmp(nx->stop.data, nx->stop.len,
 					  cur->stop.data, cur->stop.len);
 		if (cur->stop.len && (!nx->stop.len || c > 0)) {
 			free(cur->stop.data);
@@ -296,7 +297,7 @@ static bool fuzzy_row_key(void *p, const uint8_t *row, size_t len)
 		}
 		if (!fuzzy_candidate(s, r, row, len, i))
 			continue;
-		int c = flt_bytes_cmp(s->cand.data, s->cand.len, s->next.data,
+		int c = sbx_bytes_cmp(s->cand.data, s->cand.len, s->next.data,
 				      s->next.len);
 		if (!s->has_next || (s->pub.reversed ? c > 0 : c < 0)) {
 			if (sbx_buf_set(&s->next, s->cand.data, s->cand.len))
@@ -350,13 +351,13 @@ int sbx_filter_new_fuzzy_row(sbx_filter **out, const sbx_fuzzy_key *keys,
 			     size_t n)
 {
 	*out = NULL;
-	fuzzy_state *s = calloc(1, sizeof *s);
+	fuzzy_state *s = sbx_calloc(1, sizeof *s);
 	if (!s)
 		return SBX_ENOMEM_SET();
 	s->pub.b.kind = FLT_FUZZY_ROW;
 	s->pub.b.free_state = fuzzy_free;
-	s->pub.keys = calloc(n ? n : 1, sizeof *s->pub.keys);
-	s->pub.masks = calloc(n ? n : 1, sizeof *s->pub.masks);
+	s->pub.keys = sbx_calloc(n ? n : 1, sizeof *s->pub.keys);
+	s->pub.masks = sbx_calloc(n ? n : 1, sizeof *s->pub.masks);
 	if (!s->pub.keys || !s->pub.masks) {
 		fuzzy_free(s);
 		return SBX_ENOMEM_SET();

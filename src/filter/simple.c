@@ -5,13 +5,14 @@
  * KeyOnly, ColumnPagination, ColumnCountGet, Timestamps and RandomRow, each
  * with the return codes and hints of its HBase namesake.
  */
+#include "common/alloc.h"
 #include "filter/filter_int.h"
 
 #include <time.h>
 
 static void *state_new(size_t size, flt_kind kind, void (*free_state)(void *))
 {
-	flt_base *b = calloc(1, size);
+	flt_base *b = sbx_calloc(1, size);
 	if (!b)
 		return NULL;
 	b->kind = kind;
@@ -68,7 +69,7 @@ static bool prefix_row_hint(void *p, const uint8_t *row, size_t len,
 	if (!n || sbx_buf_set(&h->row, s->prefix.data, n))
 		return false;
 	h->row.data[n - 1]++;
-	sbx_buf_clear(&h->qualifier);
+	sbx_buf_reset(&h->qualifier);
 	return true;
 }
 
@@ -137,7 +138,7 @@ static bool stop_row_key(void *p, const uint8_t *row, size_t len)
 	flt_prefix *s = p;
 	if (s->done)
 		return true;
-	int c = flt_bytes_cmp(s->prefix.data, s->prefix.len, row, len);
+	int c = sbx_bytes_cmp(s->prefix.data, s->prefix.len, row, len);
 	s->done = s->reversed ? c > 0 : c < 0;
 	return s->done;
 }
@@ -338,7 +339,7 @@ static void multi_prefix_free(void *p)
 static int bytes_qsort_cmp(const void *a, const void *b)
 {
 	const flt_bytes *x = a, *y = b;
-	return flt_bytes_cmp(x->data, x->len, y->data, y->len);
+	return sbx_bytes_cmp(x->data, x->len, y->data, y->len);
 }
 
 static bool starts_with(const uint8_t *s, size_t len, const flt_bytes *p)
@@ -354,7 +355,7 @@ static long multi_prefix_floor(const flt_multi_prefix *s, const uint8_t *q,
 	while (lo <= hi) {
 		long mid = lo + (hi - lo) / 2;
 		const flt_bytes *p = &s->sorted[mid];
-		if (flt_bytes_cmp(p->data, p->len, q, qlen) <= 0) {
+		if (sbx_bytes_cmp(p->data, p->len, q, qlen) <= 0) {
 			found = mid;
 			lo = mid + 1;
 		} else {
@@ -396,8 +397,8 @@ int sbx_filter_new_multiple_column_prefix(sbx_filter **out,
 					multi_prefix_free);
 	if (!s)
 		return SBX_ENOMEM_SET();
-	s->given = calloc(n ? n : 1, sizeof *s->given);
-	s->sorted = calloc(n ? n : 1, sizeof *s->sorted);
+	s->given = sbx_calloc(n ? n : 1, sizeof *s->given);
+	s->sorted = sbx_calloc(n ? n : 1, sizeof *s->sorted);
 	if (!s->given || !s->sorted) {
 		multi_prefix_free(s);
 		return SBX_ENOMEM_SET();
@@ -410,7 +411,7 @@ int sbx_filter_new_multiple_column_prefix(sbx_filter **out,
 	}
 	/* Sorted and prefix-free: a prefix covered by a shorter one goes, so
 	 * the floor lookup is exact (HBase misses "ac" with {"a","ab"}). */
-	flt_bytes *tmp = malloc((n ? n : 1) * sizeof *tmp);
+	flt_bytes *tmp = sbx_malloc((n ? n : 1) * sizeof *tmp);
 	if (!tmp) {
 		multi_prefix_free(s);
 		return SBX_ENOMEM_SET();
@@ -448,7 +449,7 @@ static sbx_filter_code column_range_cell(void *p, const sbx_cell *c)
 	flt_column_range *s = p;
 	int cmp_min = 1;
 	if (s->has_min)
-		cmp_min = flt_bytes_cmp(c->qualifier, c->qualifier_len,
+		cmp_min = sbx_bytes_cmp(c->qualifier, c->qualifier_len,
 					s->min.data, s->min.len);
 	if (cmp_min < 0)
 		return SBX_FILTER_SEEK_NEXT_USING_HINT;
@@ -456,7 +457,7 @@ static sbx_filter_code column_range_cell(void *p, const sbx_cell *c)
 		return SBX_FILTER_NEXT_COL;
 	if (!s->has_max)
 		return SBX_FILTER_INCLUDE;
-	int cmp_max = flt_bytes_cmp(c->qualifier, c->qualifier_len,
+	int cmp_max = sbx_bytes_cmp(c->qualifier, c->qualifier_len,
 				    s->max.data, s->max.len);
 	if ((s->max_inclusive && cmp_max <= 0) ||
 	    (!s->max_inclusive && cmp_max < 0))
@@ -617,7 +618,7 @@ static sbx_filter_code pagination_cell(void *p, const sbx_cell *c)
 		if (s->count >= s->limit)
 			return SBX_FILTER_NEXT_ROW;
 		if (s->count == 0 &&
-		    flt_bytes_cmp(c->qualifier, c->qualifier_len,
+		    sbx_bytes_cmp(c->qualifier, c->qualifier_len,
 				  s->column_offset.data,
 				  s->column_offset.len) < 0)
 			return SBX_FILTER_SEEK_NEXT_USING_HINT;
@@ -755,7 +756,7 @@ int sbx_filter_new_timestamps(sbx_filter **out, const int64_t *timestamps,
 					     (long long)timestamps[i]);
 	flt_timestamps *s =
 		state_new(sizeof *s, FLT_TIMESTAMPS, timestamps_free);
-	if (!s || !(s->ts = malloc((n ? n : 1) * sizeof *s->ts))) {
+	if (!s || !(s->ts = sbx_malloc((n ? n : 1) * sizeof *s->ts))) {
 		free(s);
 		return SBX_ENOMEM_SET();
 	}

@@ -6,7 +6,9 @@
  */
 #include "keyviz_int.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
+#include "common/bytes.h"
 #include "common/error.h"
 
 #include <math.h>
@@ -145,7 +147,7 @@ int sbx_workload_iter_new(sbx_workload_iter **out, const sbx_workload *w,
 	if (!w->is_trace && !design)
 		return sbx_error_set(SBX_EINVAL, "a generated workload needs a "
 						 "key design to make keys");
-	sbx_workload_iter *it = calloc(1, sizeof *it);
+	sbx_workload_iter *it = sbx_calloc(1, sizeof *it);
 	if (!it)
 		return SBX_ENOMEM_SET();
 	it->w = w;
@@ -159,11 +161,11 @@ int sbx_workload_iter_new(sbx_workload_iter **out, const sbx_workload *w,
 	if (it->expected_records == 0)
 		it->expected_records = 1;
 	size_t nf = w->nfields ? w->nfields : 1;
-	it->used = calloc(nf, sizeof *it->used);
-	it->kv = calloc(nf, sizeof *it->kv);
-	it->vals = calloc(nf, sizeof *it->vals);
-	it->cache_sec = calloc(nf, sizeof *it->cache_sec);
-	it->zc = calloc(nf, sizeof *it->zc);
+	it->used = sbx_calloc(nf, sizeof *it->used);
+	it->kv = sbx_calloc(nf, sizeof *it->kv);
+	it->vals = sbx_calloc(nf, sizeof *it->vals);
+	it->cache_sec = sbx_calloc(nf, sizeof *it->cache_sec);
+	it->zc = sbx_calloc(nf, sizeof *it->zc);
 	if (!it->used || !it->kv || !it->vals || !it->cache_sec || !it->zc) {
 		sbx_workload_iter_free(it);
 		return SBX_ENOMEM_SET();
@@ -304,7 +306,7 @@ static size_t gen_field(sbx_workload_iter *it, size_t fi, uint64_t k)
 		return n;
 	}
 	case GEN_RANDOM: {
-		static const char hex[] = "0123456789abcdef";
+		const char *hex = sbx_hex_lower;
 		for (int i = 0; i < f->bytes; i++) {
 			if (i % 8 == 0 && i)
 				r = kv_mix64(r);
@@ -326,7 +328,7 @@ static int gen_record(sbx_workload_iter *it, uint64_t k)
 		it->kv[j].value_len = gen_field(it, fi, k);
 		it->kv[j].value = it->vals[fi];
 	}
-	sbx_buf_clear(&it->key);
+	sbx_buf_reset(&it->key);
 	return sbx_keydesign_encode(&it->key, it->d, it->kv, it->nused);
 }
 
@@ -354,7 +356,7 @@ static uint64_t pick_existing(sbx_workload_iter *it)
 static int trace_record(sbx_workload_iter *it, const kv_trace_op *t)
 {
 	const sbx_workload *w = it->w;
-	sbx_buf_clear(&it->scratch);
+	sbx_buf_reset(&it->scratch);
 	int rc = sbx_buf_append(&it->scratch, w->arena.data + t->off, t->len);
 	if (!rc)
 		rc = sbx_buf_push(&it->scratch, 0);
@@ -378,7 +380,8 @@ static int trace_record(sbx_workload_iter *it, const kv_trace_op *t)
 				s);
 		if (n == it->tkv_cap) {
 			size_t cap = it->tkv_cap ? it->tkv_cap * 2 : 8;
-			sbx_keyvalue *nk = realloc(it->tkv, cap * sizeof *nk);
+			sbx_keyvalue *nk =
+			    sbx_realloc(it->tkv, cap * sizeof *nk);
 			if (!nk)
 				return SBX_ENOMEM_SET();
 			it->tkv = nk;
@@ -393,7 +396,7 @@ static int trace_record(sbx_workload_iter *it, const kv_trace_op *t)
 		*e = 0;
 		s = end ? e : e + 1;
 	}
-	sbx_buf_clear(&it->key);
+	sbx_buf_reset(&it->key);
 	rc = sbx_keydesign_encode(&it->key, it->d, it->tkv, n);
 	if (rc)
 		return sbx_error_set(rc, "trace line %d: %s", t->line,
@@ -422,7 +425,7 @@ static int next_trace(sbx_workload_iter *it, sbx_workload_op *op)
 		op->key = w->arena.data + t->off;
 		op->key_len = t->len;
 	} else {
-		sbx_buf_clear(&it->key);
+		sbx_buf_reset(&it->key);
 		rc = sbx_key_from_binary_string(
 			&it->key, (const char *)w->arena.data + t->off, t->len);
 		if (rc)

@@ -1,15 +1,19 @@
 /*
  * simulate.c - the modelled cluster: regions [start, end) on N servers,
  * split by HBase's policies (sbx_split_threshold) at the median of a sorted
- * reservoir sample of each region's keys, a balancer that evens region
- * counts and then load, and the counters behind the heatmap. In memory
+ * reservoir sample of each region's keys, the balancer the engine's
+ * modelled servers use too (placement.h: region counts, then load), and
+ * the counters behind the heatmap. In memory
  * only; invariant: regions[] is sorted by start key and regions[0] starts
  * at the empty key.
  */
 #include "keyviz_int.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
+#include "common/bytes.h"
 #include "common/error.h"
+#include "placement/placement.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -65,15 +69,6 @@ void sbx_keyviz_opts_init(sbx_keyviz_opts *o)
 	o->balance_every = 1;
 }
 
-static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	size_t n = al < bl ? al : bl;
-	int c = n ? memcmp(a, b, n) : 0;
-	if (c)
-		return c;
-	return al < bl ? -1 : al > bl;
-}
-
 static uint64_t rnd(sim *s)
 {
 	s->rng += 0x9E3779B97F4A7C15ull;
@@ -94,10 +89,10 @@ static void region_free(region *r)
 static region *region_new(sim *s, const uint8_t *start, size_t len,
 			  int server)
 {
-	region *r = calloc(1, sizeof *r);
+	region *r = sbx_calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
-	r->load = calloc((size_t)s->T, sizeof *r->load);
+	r->load = sbx_calloc((size_t)s->T, sizeof *r->load);
 	if (!r->load || sbx_buf_set(&r->start, start, len)) {
 		region_free(r);
 		return NULL;
@@ -114,7 +109,7 @@ static size_t region_for(const sim *s, const uint8_t *key, size_t len)
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 		const region *r = s->r[mid];
-		if (key_cmp(r->start.data, r->start.len, key, len) <= 0)
+		if (sbx_bytes_cmp(r->start.data, r->start.len, key, len) <= 0)
 			lo = mid;
 		else
 			hi = mid;
@@ -127,7 +122,7 @@ static int bucket_for(const sim *s, const uint8_t *key, size_t len)
 	size_t lo = 0, hi = s->nbounds; /* count of bounds <= key */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (key_cmp(s->bounds[mid].data, s->bounds[mid].len, key,
+		if (sbx_bytes_cmp(s->bounds[mid].data, s->bounds[mid].len, key,
 			    len) <= 0)
 			lo = mid + 1;
 		else
@@ -140,7 +135,7 @@ static int insert_region(sim *s, size_t at, region *r)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
-		region **nr = realloc(s->r, cap * sizeof *nr);
+		region **nr = sbx_realloc(s->r, cap * sizeof *nr);
 		if (!nr)
 			return SBX_ENOMEM_SET();
 		s->r = nr;
@@ -179,7 +174,7 @@ static int sample_key(sim *s, region *r, const uint8_t *key, size_t len)
 			hi = mid;
 			continue;
 		}
-		if (key_cmp(r->sample[m].data, r->sample[m].len, key, len) < 0)
+		if (sbx_bytes_cmp(r->sample[m].data, r->sample[m].len, key, len) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -218,8 +213,8 @@ static int split_region(sim *s, size_t idx, bool *did)
 	const sbx_buf *mid = &r->sample[r->nsample / 2];
 	size_t ml = restrict_split(&s->o->policy, mid->data, mid->len);
 	const region *next = idx + 1 < s->n ? s->r[idx + 1] : NULL;
-	if (ml == 0 || key_cmp(mid->data, ml, r->start.data, r->start.len) <= 0 ||
-	    (next && key_cmp(mid->data, ml, next->start.data,
+	if (ml == 0 || sbx_bytes_cmp(mid->data, ml, r->start.data, r->start.len) <= 0 ||
+	    (next && sbx_bytes_cmp(mid->data, ml, next->start.data,
 			     next->start.len) >= 0))
 		return SBX_OK; /* the data cannot be split here (yet) */
 	region *right = region_new(s, mid->data, ml, r->server);
@@ -227,7 +222,7 @@ static int split_region(sim *s, size_t idx, bool *did)
 		return SBX_ENOMEM_SET();
 	int left_n = 0;
 	while (left_n < r->nsample &&
-	       key_cmp(r->sample[left_n].data, r->sample[left_n].len,
+	       sbx_bytes_cmp(r->sample[left_n].data, r->sample[left_n].len,
 		       right->start.data, right->start.len) < 0)
 		left_n++;
 	int right_n = r->nsample - left_n;
@@ -342,99 +337,28 @@ static void do_scan(sim *s, const sbx_workload_op *op)
 	sbx_keyplan_free(plan);
 }
 
-/* Region count first (HBase's heaviest cost), then load over the last
- * period: moves and swaps that lower the busiest server's load. */
-static void balance(sim *s)
+/* The shared balancer (placement.h) over the load of the last period. */
+static int balance(sim *s)
 {
-	int S = s->S;
-	for (;;) {
-		int hi = 0, lo = 0;
-		for (int i = 1; i < S; i++) {
-			if (s->nregions[i] > s->nregions[hi])
-				hi = i;
-			if (s->nregions[i] < s->nregions[lo])
-				lo = i;
-		}
-		if (s->nregions[hi] - s->nregions[lo] <= 1)
-			break;
-		region *pick = NULL;
-		for (size_t i = 0; i < s->n; i++)
-			if (s->r[i]->server == hi &&
-			    (!pick || s->r[i]->window < pick->window))
-				pick = s->r[i];
-		pick->server = lo;
-		s->nregions[hi]--;
-		s->nregions[lo]++;
-		s->res->moves++;
-	}
-	memset(s->window, 0, (size_t)S * sizeof *s->window);
+	placement_region *pr = sbx_malloc((s->n ? s->n : 1) * sizeof *pr);
+	if (!pr)
+		return SBX_ENOMEM_SET();
 	for (size_t i = 0; i < s->n; i++)
-		s->window[s->r[i]->server] += s->r[i]->window;
-	for (int iter = 0; iter < 2 * S; iter++) {
-		int A = 0, B = 0;
-		for (int i = 1; i < S; i++) {
-			if (s->window[i] > s->window[A])
-				A = i;
-			if (s->window[i] < s->window[B])
-				B = i;
-		}
-		if (A == B)
-			break;
-		uint64_t la = s->window[A], lb = s->window[B];
-		uint64_t best = la;
-		region *ra = NULL, *rb = NULL;
-		bool can_move = s->nregions[A] > s->nregions[B];
-		for (size_t i = 0; i < s->n; i++) {
-			region *x = s->r[i];
-			if (x->server != A || !x->window)
-				continue;
-			if (can_move) {
-				uint64_t na = la - x->window, nb = lb + x->window;
-				uint64_t m = na > nb ? na : nb;
-				if (m < best) {
-					best = m;
-					ra = x;
-					rb = NULL;
-				}
-			}
-			for (size_t j = 0; j < s->n; j++) {
-				region *y = s->r[j];
-				if (y->server != B || y->window >= x->window)
-					continue;
-				uint64_t na = la - x->window + y->window;
-				uint64_t nb = lb + x->window - y->window;
-				uint64_t m = na > nb ? na : nb;
-				if (m < best) {
-					best = m;
-					ra = x;
-					rb = y;
-				}
-			}
-		}
-		if (!ra)
-			break;
-		ra->server = B;
-		s->window[A] -= ra->window;
-		s->window[B] += ra->window;
-		s->res->moves++;
-		if (rb) {
-			rb->server = A;
-			s->window[B] -= rb->window;
-			s->window[A] += rb->window;
-			s->res->moves++;
-		} else {
-			s->nregions[A]--;
-			s->nregions[B]++;
-		}
-	}
-	for (size_t i = 0; i < s->n; i++)
+		pr[i] = (placement_region){s->r[i]->server, s->r[i]->window};
+	s->res->moves += placement_balance(pr, s->n, s->nregions, s->S,
+					   s->window);
+	for (size_t i = 0; i < s->n; i++) {
+		s->r[i]->server = pr[i].server;
 		s->r[i]->window = 0;
+	}
+	free(pr);
+	return SBX_OK;
 }
 
-static int sbx_bytes_cmp(const void *a, const void *b)
+static int buf_qsort_cmp(const void *a, const void *b)
 {
 	const sbx_buf *x = a, *y = b;
-	return key_cmp(x->data, x->len, y->data, y->len);
+	return sbx_bytes_cmp(x->data, x->len, y->data, y->len);
 }
 
 static size_t lcp(const sbx_buf *a, const sbx_buf *b)
@@ -456,7 +380,7 @@ static int make_bounds(sim *s)
 	const sbx_workload *w = s->w;
 	uint64_t total = w->is_trace ? w->ops : kv_iter_expected_records(it);
 	size_t n = total < BOUNDS_SAMPLE ? (size_t)total : BOUNDS_SAMPLE;
-	sbx_buf *keys = calloc(n ? n : 1, sizeof *keys);
+	sbx_buf *keys = sbx_calloc(n ? n : 1, sizeof *keys);
 	size_t got = 0;
 	if (!keys)
 		rc = SBX_ENOMEM_SET();
@@ -485,10 +409,10 @@ static int make_bounds(sim *s)
 	}
 	sbx_workload_iter_free(it);
 	if (!rc && got)
-		qsort(keys, got, sizeof *keys, sbx_bytes_cmp);
+		qsort(keys, got, sizeof *keys, buf_qsort_cmp);
 	int B = s->o->key_buckets > 0 ? s->o->key_buckets : 64;
 	if (!rc) {
-		s->bounds = calloc((size_t)B + 1, sizeof *s->bounds);
+		s->bounds = sbx_calloc((size_t)B + 1, sizeof *s->bounds);
 		if (!s->bounds)
 			rc = SBX_ENOMEM_SET();
 	}
@@ -496,7 +420,7 @@ static int make_bounds(sim *s)
 		const sbx_buf *k = &keys[(size_t)b * got / (size_t)B];
 		const sbx_buf *prev = s->nbounds ? &s->bounds[s->nbounds - 1]
 						 : &keys[0];
-		if (sbx_bytes_cmp(k, prev) <= 0)
+		if (buf_qsort_cmp(k, prev) <= 0)
 			continue; /* too few distinct keys: fewer buckets */
 		rc = sbx_buf_set(&s->bounds[s->nbounds++], k->data, k->len);
 	}
@@ -504,10 +428,10 @@ static int make_bounds(sim *s)
 	sbx_keyviz_result *res = s->res;
 	if (!rc) {
 		res->key_buckets = s->B;
-		res->labels = calloc((size_t)s->B, sizeof *res->labels);
-		res->bucket_starts = calloc((size_t)s->B,
-					    sizeof *res->bucket_starts);
-		res->heat = calloc((size_t)s->B * s->T, sizeof *res->heat);
+		res->labels = sbx_calloc((size_t)s->B, sizeof *res->labels);
+		res->bucket_starts =
+		    sbx_calloc((size_t)s->B, sizeof *res->bucket_starts);
+		res->heat = sbx_calloc((size_t)s->B * s->T, sizeof *res->heat);
 		if (!res->labels || !res->bucket_starts || !res->heat)
 			rc = SBX_ENOMEM_SET();
 	}
@@ -577,7 +501,7 @@ static int presplit(sim *s)
 				s->d ? sbx_keydesign_name(s->d) : "raw");
 		if ((rc = sbx_keydesign_plan(&plan, s->d, NULL, 0)))
 			return rc;
-		owned = calloc(plan->count, sizeof *owned);
+		owned = sbx_calloc(plan->count, sizeof *owned);
 		if (!owned) {
 			sbx_keyplan_free(plan);
 			return SBX_ENOMEM_SET();
@@ -592,7 +516,7 @@ static int presplit(sim *s)
 		break;
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
-		if (!keys[i].len || (i && key_cmp(keys[i - 1].data,
+		if (!keys[i].len || (i && sbx_bytes_cmp(keys[i - 1].data,
 						  keys[i - 1].len, keys[i].data,
 						  keys[i].len) >= 0)) {
 			rc = sbx_error_set(SBX_EINVAL, "split keys must be "
@@ -619,7 +543,7 @@ static void scores(sbx_keyviz_result *res)
 {
 	int S = res->servers;
 	double wsum = 0, score = 0, share = 0;
-	uint64_t *tot = calloc((size_t)S, sizeof *tot);
+	uint64_t *tot = sbx_calloc((size_t)S, sizeof *tot);
 	uint64_t all = 0;
 	for (int t = 0; t < res->time_buckets; t++) {
 		uint64_t sum = 0, mx = 0;
@@ -657,7 +581,7 @@ static void scores(sbx_keyviz_result *res)
 static char *dupstr(const char *s)
 {
 	size_t n = strlen(s) + 1;
-	char *d = malloc(n);
+	char *d = sbx_malloc(n);
 	if (d)
 		memcpy(d, s, n);
 	return d;
@@ -666,7 +590,7 @@ static char *dupstr(const char *s)
 static int export_regions(sim *s)
 {
 	sbx_keyviz_result *res = s->res;
-	res->regions = calloc(s->n, sizeof *res->regions);
+	res->regions = sbx_calloc(s->n, sizeof *res->regions);
 	if (!res->regions)
 		return SBX_ENOMEM_SET();
 	res->nregions = s->n;
@@ -678,7 +602,7 @@ static int export_regions(sim *s)
 		r->start = (sbx_buf){0};
 		if (i + 1 < s->n) {
 			const sbx_buf *e = &s->r[i + 1]->start;
-			x->end = malloc(e->len ? e->len : 1);
+			x->end = sbx_malloc(e->len ? e->len : 1);
 			if (!x->end)
 				return SBX_ENOMEM_SET();
 			memcpy(x->end, e->data, e->len);
@@ -711,7 +635,8 @@ static int run(sim *s)
 		if (t != s->t) {
 			s->t = t;
 			if (t - last_balance >= s->o->balance_every) {
-				balance(s);
+				if ((rc = balance(s)))
+					break;
 				last_balance = t;
 			}
 		}
@@ -773,11 +698,11 @@ int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
 	sim s = {.o = opts, .w = w, .d = design, .S = opts->servers,
 		 .T = opts->time_buckets};
 	s.rng = kv_mix64(w->seed ^ 0x73696dull);
-	sbx_keyviz_result *res = calloc(1, sizeof *res);
+	sbx_keyviz_result *res = sbx_calloc(1, sizeof *res);
 	s.res = res;
-	s.nregions = calloc((size_t)s.S, sizeof *s.nregions);
-	s.window = calloc((size_t)s.S, sizeof *s.window);
-	s.conds = calloc(w->nscan_fields + 1, sizeof *s.conds);
+	s.nregions = sbx_calloc((size_t)s.S, sizeof *s.nregions);
+	s.window = sbx_calloc((size_t)s.S, sizeof *s.window);
+	s.conds = sbx_calloc(w->nscan_fields + 1, sizeof *s.conds);
 	int rc = SBX_OK;
 	if (!res || !s.nregions || !s.window || !s.conds)
 		rc = SBX_ENOMEM_SET();
@@ -788,8 +713,8 @@ int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
 		res->design_text = dupstr(design ? sbx_keydesign_text(design)
 						 : "");
 		res->workload = dupstr(w->name);
-		res->server_load = calloc((size_t)s.S * s.T,
-					  sizeof *res->server_load);
+		res->server_load =
+		    sbx_calloc((size_t)s.S * s.T, sizeof *res->server_load);
 		if (!res->design || !res->design_text || !res->workload ||
 		    !res->server_load)
 			rc = SBX_ENOMEM_SET();

@@ -6,7 +6,9 @@
  */
 #include "keyviz_int.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
+#include "common/bytes.h"
 #include "common/error.h"
 
 #include <ctype.h>
@@ -49,7 +51,7 @@ static int perr(parser *p, const char *fmt, ...)
 static char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
-	char *d = malloc(n);
+	char *d = sbx_malloc(n);
 	if (d)
 		memcpy(d, s, n);
 	return d;
@@ -609,11 +611,7 @@ static int dir_policy(parser *p, const char *s)
 
 static int key_cmp(const sbx_bytes *a, const sbx_bytes *b)
 {
-	size_t n = a->len < b->len ? a->len : b->len;
-	int c = memcmp(a->data, b->data, n);
-	if (c)
-		return c;
-	return a->len < b->len ? -1 : a->len > b->len;
+	return sbx_bytes_cmp(a->data, a->len, b->data, b->len);
 }
 
 static int dir_presplit(parser *p, tok *t, int n)

@@ -111,7 +111,7 @@ struct sbx_db {
 	void *impl;
 };
 
-/* The embedded engine's entry point (src/engine/engine.c). */
+/* The embedded engine's entry point (src/engine/db.c; its ops in backend.c). */
 int engine_open(void **out, const char *path, const sbx_db_options *opts);
 extern const sbx_backend_ops engine_backend_ops;
 

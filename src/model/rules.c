@@ -3,7 +3,9 @@
  * argument checks (row keys, family descriptions, read and scan options),
  * check-and-mutate's comparison, and a get as a one-row scan.
  */
+#include "common/bytes.h"
 #include "common/error.h"
+#include "model/family_attrs.h"
 #include "model/names.h"
 #include "model/result.h"
 #include "model/rules.h"
@@ -27,36 +29,7 @@ int model_check_family_desc(const sbx_family_desc *f)
 {
 	assert(f);
 	int rc = names_check_family(f->name);
-	if (rc)
-		return rc;
-	if (f->max_versions < 1)
-		return sbx_error_set(SBX_EINVAL,
-				     "family '%s': VERSIONS must be >= 1, got %d",
-				     f->name, f->max_versions);
-	if (f->min_versions < 0 || f->min_versions > f->max_versions)
-		return sbx_error_set(SBX_EINVAL,
-				     "family '%s': MIN_VERSIONS must be in "
-				     "[0, VERSIONS=%d], got %d",
-				     f->name, f->max_versions, f->min_versions);
-	if (f->ttl_seconds <= 0 || f->ttl_seconds > SBX_TTL_FOREVER)
-		return sbx_error_set(SBX_EINVAL,
-				     "family '%s': TTL must be in [1, %lld] "
-				     "seconds, got %lld",
-				     f->name, (long long)SBX_TTL_FOREVER,
-				     (long long)f->ttl_seconds);
-	if (f->block_size < 1024 || f->block_size > 16 * 1024 * 1024)
-		return sbx_error_set(SBX_EINVAL,
-				     "family '%s': BLOCKSIZE must be in "
-				     "[1024, 16777216], got %d",
-				     f->name, f->block_size);
-	if ((unsigned)f->keep_deleted_cells > SBX_KEEP_DELETED_TTL ||
-	    (unsigned)f->bloom_filter > SBX_BLOOM_ROWCOL ||
-	    (unsigned)f->compression > SBX_COMPRESSION_ZSTD ||
-	    (unsigned)f->data_block_encoding > SBX_ENCODING_ROW_INDEX_V1)
-		return sbx_error_set(SBX_EINVAL,
-				     "family '%s': attribute out of range",
-				     f->name);
-	return SBX_OK;
+	return rc ? rc : sbx_family_desc_validate(f);
 }
 
 int model_check_read_opts(const sbx_read_opts *o)
@@ -113,10 +86,7 @@ bool model_check_passes(const sbx_check *c, bool found, const uint8_t *stored,
 	}
 	if (!found)
 		return c->op == SBX_CMP_NOT_EQUAL;
-	size_t n = c->value_len < stored_len ? c->value_len : stored_len;
-	int r = n ? memcmp(c->value, stored, n) : 0;
-	if (!r)
-		r = c->value_len < stored_len ? -1 : c->value_len > stored_len;
+	int r = sbx_bytes_cmp(c->value, c->value_len, stored, stored_len);
 	switch (c->op) {
 	case SBX_CMP_LESS: return r < 0;
 	case SBX_CMP_LESS_OR_EQUAL: return r <= 0;

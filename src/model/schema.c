@@ -1,8 +1,9 @@
 /*
  * schema.c - the schema model every backend shares: database and family
- * option defaults, HBase's names for family attributes, and the owners'
+ * option defaults (a family's come from family_attrs.c), and the owners'
  * free functions for names lists, table descriptions and snapshot lists.
  */
+#include "model/family_attrs.h"
 #include "model/names.h"
 #include "saltbox/db.h"
 
@@ -33,15 +34,7 @@ void sbx_strv_free(char **v)
 int sbx_family_desc_init(sbx_family_desc *f, const char *name)
 {
 	memset(f, 0, sizeof *f);
-	f->max_versions = 1;
-	f->min_versions = 0;
-	f->ttl_seconds = SBX_TTL_FOREVER;
-	f->keep_deleted_cells = SBX_KEEP_DELETED_FALSE;
-	f->bloom_filter = SBX_BLOOM_ROW;
-	f->block_size = 65536;
-	f->compression = SBX_COMPRESSION_NONE;
-	f->data_block_encoding = SBX_ENCODING_NONE;
-	f->in_memory = false;
+	sbx_family_desc_defaults(f);
 	if (!name)
 		return SBX_OK;
 	int rc = names_check_family(name);
@@ -49,31 +42,6 @@ int sbx_family_desc_init(sbx_family_desc *f, const char *name)
 		return rc;
 	memcpy(f->name, name, strlen(name) + 1);
 	return SBX_OK;
-}
-
-const char *sbx_bloom_name(sbx_bloom b)
-{
-	static const char *n[] = {"NONE", "ROW", "ROWCOL"};
-	return (unsigned)b < 3 ? n[b] : "?";
-}
-
-const char *sbx_compression_name(sbx_compression c)
-{
-	static const char *n[] = {"NONE", "SNAPPY", "LZ4", "ZSTD"};
-	return (unsigned)c < 4 ? n[c] : "?";
-}
-
-const char *sbx_encoding_name(sbx_block_encoding e)
-{
-	static const char *n[] = {"NONE", "PREFIX", "DIFF", "FAST_DIFF",
-				  "ROW_INDEX_V1"};
-	return (unsigned)e < 5 ? n[e] : "?";
-}
-
-const char *sbx_keep_deleted_name(sbx_keep_deleted k)
-{
-	static const char *n[] = {"FALSE", "TRUE", "TTL"};
-	return (unsigned)k < 3 ? n[k] : "?";
 }
 
 void sbx_table_info_free(sbx_table_info *info)

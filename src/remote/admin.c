@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* strcasestr */
 #include "remote/remote.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 
 #include <stdio.h>
@@ -81,7 +82,7 @@ static int cmp_str(const void *a, const void *b)
 static int strv_from_json(char ***out, json_t *arr, const char *key)
 {
 	size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
-	char **v = calloc(n + 1, sizeof *v);
+	char **v = sbx_calloc(n + 1, sizeof *v);
 	if (!v)
 		return SBX_ENOMEM_SET();
 	size_t k = 0;
@@ -91,7 +92,7 @@ static int strv_from_json(char ***out, json_t *arr, const char *key)
 			it = json_object_get(it, key);
 		if (!json_is_string(it))
 			continue;
-		if (!(v[k++] = strdup(json_string_value(it)))) {
+		if (!(v[k++] = sbx_strdup(json_string_value(it)))) {
 			sbx_strv_free(v);
 			return SBX_ENOMEM_SET();
 		}
@@ -175,13 +176,6 @@ static void set_str(json_t *o, const char *k, const char *v)
 	json_object_set_new(o, k, json_string(v));
 }
 
-static void set_int(json_t *o, const char *k, long long v)
-{
-	char tmp[24];
-	snprintf(tmp, sizeof tmp, "%lld", v);
-	set_str(o, k, tmp);
-}
-
 /* A ColumnSchema with HBase's attribute names, values as strings. */
 static json_t *family_json(const sbx_family_desc *f)
 {
@@ -189,17 +183,9 @@ static json_t *family_json(const sbx_family_desc *f)
 	if (!o)
 		return NULL;
 	set_str(o, "name", f->name);
-	set_int(o, "VERSIONS", f->max_versions);
-	set_int(o, "MIN_VERSIONS", f->min_versions);
-	set_int(o, "TTL", f->ttl_seconds);
-	set_str(o, "KEEP_DELETED_CELLS",
-		sbx_keep_deleted_name(f->keep_deleted_cells));
-	set_str(o, "BLOOMFILTER", sbx_bloom_name(f->bloom_filter));
-	set_int(o, "BLOCKSIZE", f->block_size);
-	set_str(o, "COMPRESSION", sbx_compression_name(f->compression));
-	set_str(o, "DATA_BLOCK_ENCODING",
-		sbx_encoding_name(f->data_block_encoding));
-	set_str(o, "IN_MEMORY", f->in_memory ? "true" : "false");
+	sbx_family_attr a;
+	for (size_t i = 0; sbx_family_desc_attr(&a, f, i) == SBX_OK; i++)
+		set_str(o, a.name, a.value);
 	return o;
 }
 
@@ -309,32 +295,8 @@ int remote_table_create(void *p, const char *name,
 	return send_schema(db, "PUT", name, families, n);
 }
 
-static int parse_enum(const char *v, const char *(*name)(int), int n, int *out)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcasecmp(v, name(i))) {
-			*out = i;
-			return 1;
-		}
-	return 0;
-}
-
-static const char *bloom_name(int i) { return sbx_bloom_name((sbx_bloom)i); }
-static const char *comp_name(int i)
-{
-	return sbx_compression_name((sbx_compression)i);
-}
-static const char *enc_name(int i)
-{
-	return sbx_encoding_name((sbx_block_encoding)i);
-}
-static const char *kdc_name(int i)
-{
-	return sbx_keep_deleted_name((sbx_keep_deleted)i);
-}
-
 /* A family descriptor from a ColumnSchema object; unknown attributes and
- * values this library has no name for keep their defaults. */
+ * values this library cannot take keep their defaults. */
 static void family_from_json(sbx_family_desc *f, json_t *o)
 {
 	json_t *name = json_object_get(o, "name");
@@ -356,27 +318,8 @@ static void family_from_json(sbx_family_desc *f, json_t *o)
 				 json_is_true(v) ? "true" : "false");
 		else
 			continue;
-		int e;
-		if (!strcmp(k, "VERSIONS"))
-			f->max_versions = atoi(text);
-		else if (!strcmp(k, "MIN_VERSIONS"))
-			f->min_versions = atoi(text);
-		else if (!strcmp(k, "TTL"))
-			f->ttl_seconds = strtoll(text, NULL, 10);
-		else if (!strcmp(k, "BLOCKSIZE"))
-			f->block_size = atoi(text);
-		else if (!strcmp(k, "IN_MEMORY"))
-			f->in_memory = !strcasecmp(text, "true");
-		else if (!strcmp(k, "BLOOMFILTER") && parse_enum(text, bloom_name, 3, &e))
-			f->bloom_filter = (sbx_bloom)e;
-		else if (!strcmp(k, "COMPRESSION") && parse_enum(text, comp_name, 4, &e))
-			f->compression = (sbx_compression)e;
-		else if (!strcmp(k, "DATA_BLOCK_ENCODING") &&
-			 parse_enum(text, enc_name, 5, &e))
-			f->data_block_encoding = (sbx_block_encoding)e;
-		else if (!strcmp(k, "KEEP_DELETED_CELLS") &&
-			 parse_enum(text, kdc_name, 3, &e))
-			f->keep_deleted_cells = (sbx_keep_deleted)e;
+		if (strcmp(k, "name"))
+			(void)sbx_family_desc_set(f, k, text);
 	}
 }
 
@@ -403,9 +346,9 @@ int remote_table_describe(sbx_table_info **out, void *p, const char *name)
 		return rc;
 	json_t *cols = json_object_get(j, "ColumnSchema");
 	size_t n = json_is_array(cols) ? json_array_size(cols) : 0;
-	sbx_table_info *info = calloc(1, sizeof *info);
-	if (!info || !(info->name = strdup(name)) ||
-	    !(info->families = calloc(n + 1, sizeof *info->families))) {
+	sbx_table_info *info = sbx_calloc(1, sizeof *info);
+	if (!info || !(info->name = sbx_strdup(name)) ||
+	    !(info->families = sbx_calloc(n + 1, sizeof *info->families))) {
 		sbx_table_info_free(info);
 		json_decref(j);
 		return SBX_ENOMEM_SET();
@@ -622,8 +565,8 @@ int remote_regions(sbx_region_info **out, size_t *n, void *p, const char *table)
 		return rc;
 	json_t *regions = json_object_get(j, "Region");
 	size_t count = json_array_size(regions);
-	sbx_region_info *r = calloc(count + 1, sizeof *r);
-	char **locations = calloc(count + 1, sizeof *locations);
+	sbx_region_info *r = sbx_calloc(count + 1, sizeof *r);
+	char **locations = sbx_calloc(count + 1, sizeof *locations);
 	size_t nloc = 0;
 	if (!r || !locations)
 		rc = SBX_ENOMEM_SET();
@@ -631,7 +574,8 @@ int remote_regions(sbx_region_info **out, size_t *n, void *p, const char *table)
 		json_t *jr = json_array_get(regions, i);
 		json_t *nm = json_object_get(jr, "name");
 		json_t *loc = json_object_get(jr, "location");
-		r[i].name = strdup(json_is_string(nm) ? json_string_value(nm) : "");
+		r[i].name =
+		    sbx_strdup(json_is_string(nm) ? json_string_value(nm) : "");
 		r[i].id = (uint64_t)json_integer_value(json_object_get(jr, "id"));
 		if (!r[i].name) {
 			rc = SBX_ENOMEM_SET();

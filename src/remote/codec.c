@@ -1,14 +1,19 @@
 /*
  * codec.c - what the remote backend puts on and takes off the wire: URL
- * percent-encoding for path segments and query values, base64 (OpenSSL
- * EVP) for the keys, columns and values in JSON bodies, and the CellSet
- * JSON of HBase REST ({"Row":[{"key":..,"Cell":[{"column":..}]}]}).
+ * percent-encoding for path segments and query values, base64 (the
+ * library's, common/base64.c) for the keys, columns and values in JSON
+ * bodies, and the CellSet JSON of HBase REST
+ * ({"Row":[{"key":..,"Cell":[{"column":..}]}]}) through the server's own
+ * codec (wire/cellset.c).
  */
 #include "remote/remote.h"
 
+#include "common/alloc.h"
+#include "common/base64.h"
+#include "common/bytes.h"
 #include "common/error.h"
+#include "wire/cellset.h"
 
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +21,7 @@
 
 int remote_url_append(sbx_buf *out, const void *data, size_t len)
 {
-	static const char hex[] = "0123456789ABCDEF";
+	const char *hex = sbx_hex_upper;
 	const uint8_t *p = data;
 	if (sbx_buf_reserve(out, len * 3 + 1))
 		return SBX_ENOMEM_SET();
@@ -50,37 +55,19 @@ const char *remote_cstr(sbx_buf *b)
 
 json_t *remote_b64_json(const void *data, size_t len)
 {
-	size_t cap = 4 * ((len + 2) / 3) + 1;
-	char *text = malloc(cap);
-	if (!text)
-		return NULL;
-	int n = len ? EVP_EncodeBlock((unsigned char *)text, data, (int)len) : 0;
-	text[n < 0 ? 0 : n] = 0;
-	json_t *s = json_stringn(text, n < 0 ? 0 : (size_t)n);
-	free(text);
-	return s;
+	char *s = sbx_base64_string(data, len);
+	json_t *j = s ? json_string(s) : NULL;
+	free(s);
+	return j;
 }
 
 int remote_b64_decode(sbx_buf *out, const char *text)
 {
-	size_t len = strlen(text);
-	out->len = 0;
-	if (len == 0)
-		return SBX_OK;
-	if (len % 4)
-		return sbx_error_set(SBX_EREMOTE,
-				     "the gateway sent malformed base64 "
-				     "(length %zu)", len);
-	if (sbx_buf_reserve(out, len / 4 * 3 + 1))
-		return SBX_ENOMEM_SET();
-	int n = EVP_DecodeBlock(out->data, (const unsigned char *)text, (int)len);
-	if (n < 0)
+	int rc = sbx_base64_decode(out, text, strlen(text), false);
+	if (rc == SBX_EPARSE)
 		return sbx_error_set(SBX_EREMOTE,
 				     "the gateway sent malformed base64");
-	/* EVP_DecodeBlock counts the bytes padding stands for. */
-	size_t pad = text[len - 1] == '=' ? (text[len - 2] == '=' ? 2 : 1) : 0;
-	out->len = (size_t)n - pad;
-	return SBX_OK;
+	return rc ? SBX_ENOMEM_SET() : SBX_OK;
 }
 
 int remote_json_parse(json_t **out, remote_db *db, const remote_resp *r)
@@ -115,10 +102,10 @@ void remote_cellset_free(remote_cellset *cs)
 	memset(cs, 0, sizeof *cs);
 }
 
-static uint8_t *take_buf(sbx_buf *b, size_t *len)
+static uint8_t *take_buf(const sbx_buf *b, size_t *len)
 {
 	*len = b->len;
-	uint8_t *p = malloc(b->len + 1);
+	uint8_t *p = sbx_malloc(b->len + 1);
 	if (p && b->len)
 		memcpy(p, b->data, b->len);
 	return p;
@@ -130,42 +117,56 @@ static int bad_cellset(remote_db *db, const char *why)
 			     db->base, why);
 }
 
-static int parse_cell(remote_cell *c, remote_db *db, json_t *jc, sbx_buf *tmp)
+/* A decoded cell as the backend keeps it: what a gateway's answer must
+ * hold (family:qualifier and a timestamp), split and copied. */
+static int take_cell(remote_cell *c, remote_db *db, const rest_cell *rc)
 {
-	json_t *col = json_object_get(jc, "column");
-	json_t *ts = json_object_get(jc, "timestamp");
-	json_t *val = json_object_get(jc, "$");
-	if (!json_is_string(col))
-		return bad_cellset(db, "a cell has no column");
-	int rc = remote_b64_decode(tmp, json_string_value(col));
-	if (rc)
-		return rc;
-	uint8_t *colon = tmp->len ? memchr(tmp->data, ':', tmp->len) : NULL;
+	const uint8_t *col = rc->column.data;
+	const uint8_t *colon = rc->has_column && rc->column.len
+				       ? memchr(col, ':', rc->column.len)
+				       : NULL;
 	if (!colon)
 		return bad_cellset(db, "a cell's column is not family:qualifier");
-	size_t flen = (size_t)(colon - tmp->data);
-	c->family = strndup((const char *)tmp->data, flen);
-	c->qualifier_len = tmp->len - flen - 1;
-	c->qualifier = malloc(c->qualifier_len + 1);
-	if (!c->family || !c->qualifier)
+	if (!rc->has_timestamp)
+		return bad_cellset(db, "a cell has no timestamp");
+	size_t flen = (size_t)(colon - col);
+	c->family = sbx_strndup((const char *)col, flen);
+	c->qualifier_len = rc->column.len - flen - 1;
+	c->qualifier = sbx_malloc(c->qualifier_len + 1);
+	c->ts = rc->timestamp;
+	c->value = take_buf(&rc->value, &c->value_len);
+	if (!c->family || !c->qualifier || !c->value)
 		return SBX_ENOMEM_SET();
 	memcpy(c->qualifier, colon + 1, c->qualifier_len);
-	if (json_is_integer(ts))
-		c->ts = (int64_t)json_integer_value(ts);
-	else if (json_is_string(ts))
-		c->ts = strtoll(json_string_value(ts), NULL, 10);
-	else
-		return bad_cellset(db, "a cell has no timestamp");
-	if (json_is_string(val)) {
-		if ((rc = remote_b64_decode(tmp, json_string_value(val))))
-			return rc;
-	} else {
-		tmp->len = 0;
-	}
-	c->value = take_buf(tmp, &c->value_len);
-	return c->value ? SBX_OK : SBX_ENOMEM_SET();
+	return SBX_OK;
 }
 
+static int take_rows(remote_cellset *out, remote_db *db, const rest_cellset *cs)
+{
+	out->rows = sbx_calloc(cs->nrows + 1, sizeof *out->rows);
+	if (!out->rows)
+		return SBX_ENOMEM_SET();
+	for (size_t i = 0; i < cs->nrows; i++) {
+		const rest_row *in = &cs->rows[i];
+		remote_row *row = &out->rows[out->nrows++];
+		if (!in->has_key)
+			return bad_cellset(db, "a row has no key");
+		row->key = take_buf(&in->key, &row->key_len);
+		row->cells = sbx_calloc(in->ncells + 1, sizeof *row->cells);
+		if (!row->key || !row->cells)
+			return SBX_ENOMEM_SET();
+		for (size_t j = 0; j < in->ncells; j++) {
+			int rc = take_cell(&row->cells[row->ncells++], db,
+					   &in->cells[j]);
+			if (rc)
+				return rc;
+		}
+	}
+	return SBX_OK;
+}
+
+/* The CellSet codec is the one the server uses (wire/cellset.c); this
+ * only adds what a gateway's answer must hold. */
 int remote_cellset_parse(remote_cellset *out, remote_db *db,
 			 const remote_resp *r)
 {
@@ -174,48 +175,18 @@ int remote_cellset_parse(remote_cellset *out, remote_db *db,
 	int rc = remote_json_parse(&root, db, r);
 	if (rc)
 		return rc;
-	json_t *rows = json_object_get(root, "Row");
-	if (!rows) {
+	if (!json_object_get(root, "Row")) {
 		json_decref(root);
 		return SBX_OK; /* an empty CellSet: {} */
 	}
-	if (!json_is_array(rows)) {
-		json_decref(root);
-		return bad_cellset(db, "Row is not an array");
-	}
-	sbx_buf tmp = {0};
-	out->rows = calloc(json_array_size(rows) + 1, sizeof *out->rows);
-	if (!out->rows)
-		rc = SBX_ENOMEM_SET();
-	for (size_t i = 0; rc == SBX_OK && i < json_array_size(rows); i++) {
-		json_t *jr = json_array_get(rows, i);
-		json_t *key = json_object_get(jr, "key");
-		json_t *cells = json_object_get(jr, "Cell");
-		remote_row *row = &out->rows[out->nrows++];
-		if (!json_is_string(key)) {
-			rc = bad_cellset(db, "a row has no key");
-			break;
-		}
-		if ((rc = remote_b64_decode(&tmp, json_string_value(key))))
-			break;
-		if (!(row->key = take_buf(&tmp, &row->key_len))) {
-			rc = SBX_ENOMEM_SET();
-			break;
-		}
-		size_t n = json_is_array(cells) ? json_array_size(cells) : 0;
-		row->cells = calloc(n + 1, sizeof *row->cells);
-		if (!row->cells) {
-			rc = SBX_ENOMEM_SET();
-			break;
-		}
-		for (size_t j = 0; rc == SBX_OK && j < n; j++) {
-			rc = parse_cell(&row->cells[row->ncells], db,
-					json_array_get(cells, j), &tmp);
-			row->ncells++;
-		}
-	}
-	sbx_buf_free(&tmp);
+	rest_cellset cs;
+	char err[REST_ERR_LEN] = "";
+	rc = rest_cellset_from_jansson(&cs, root, err);
 	json_decref(root);
+	if (rc)
+		return rc == SBX_ENOMEM ? SBX_ENOMEM_SET() : bad_cellset(db, err);
+	rc = take_rows(out, db, &cs);
+	rest_cellset_free(&cs);
 	if (rc)
 		remote_cellset_free(out);
 	return rc;

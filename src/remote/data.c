@@ -6,8 +6,10 @@
  * REST cannot express (one version: Delete; DeleteFamilyVersion) are
  * refused before anything is sent.
  */
+#include "common/bytes.h"
 #include "remote/remote.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 #include "model/mutation.h"
 #include "model/result.h"
@@ -29,8 +31,8 @@ int remote_table_open(void **out, void *p, const char *name)
 	if (!exists)
 		return sbx_error_set(SBX_ENOTFOUND, "table '%s' does not exist",
 				     name);
-	remote_table *t = calloc(1, sizeof *t);
-	if (!t || !(t->name = strdup(name)) ||
+	remote_table *t = sbx_calloc(1, sizeof *t);
+	if (!t || !(t->name = sbx_strdup(name)) ||
 	    !(t->path = remote_table_path(name))) {
 		if (t)
 			free(t->name);
@@ -243,8 +245,8 @@ static int send_delete(remote_table *t, const sbx_mutation *m, bool whole_row,
 
 static int send_deletes(remote_table *t, const sbx_mutation *m)
 {
-	size_t *group = calloc(m->nops + 1, sizeof *group);
-	bool *done = calloc(m->nops + 1, sizeof *done);
+	size_t *group = sbx_calloc(m->nops + 1, sizeof *group);
+	bool *done = sbx_calloc(m->nops + 1, sizeof *done);
 	int rc = group && done ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; rc == SBX_OK && i < m->nops; i++) {
 		const mut_op *op = &m->ops[i];
@@ -273,7 +275,7 @@ static int send_deletes(remote_table *t, const sbx_mutation *m)
 static json_t *rmw_cells(const sbx_mutation *m, mut_kind kind)
 {
 	json_t *cells = json_array();
-	bool *done = calloc(m->nops + 1, sizeof *done);
+	bool *done = sbx_calloc(m->nops + 1, sizeof *done);
 	sbx_buf val = {0};
 	for (size_t i = 0; cells && done && i < m->nops; i++) {
 		const mut_op *op = &m->ops[i];
@@ -359,19 +361,13 @@ static int send_rmw(remote_table *t, const sbx_mutation *m, mut_kind kind,
 
 static int cmp_cell_order(const sbx_cell *x, const sbx_cell *y)
 {
-	size_t n = x->family_len < y->family_len ? x->family_len : y->family_len;
-	int c = n ? memcmp(x->family, y->family, n) : 0;
+	int c = sbx_bytes_cmp(x->family, x->family_len, y->family,
+			      y->family_len);
+	if (!c)
+		c = sbx_bytes_cmp(x->qualifier, x->qualifier_len, y->qualifier,
+				  y->qualifier_len);
 	if (c)
 		return c;
-	if (x->family_len != y->family_len)
-		return x->family_len < y->family_len ? -1 : 1;
-	n = x->qualifier_len < y->qualifier_len ? x->qualifier_len
-						 : y->qualifier_len;
-	c = n ? memcmp(x->qualifier, y->qualifier, n) : 0;
-	if (c)
-		return c;
-	if (x->qualifier_len != y->qualifier_len)
-		return x->qualifier_len < y->qualifier_len ? -1 : 1;
 	return x->timestamp > y->timestamp ? -1 : x->timestamp < y->timestamp;
 }
 

@@ -6,6 +6,7 @@
  * orders like the values; a failed encode leaves the buffer untouched.
  */
 #include "common/buf.h"
+#include "common/bytes.h"
 #include "common/error.h"
 #include "saltbox/rowkey.h"
 
@@ -346,72 +347,21 @@ int sbx_key_get_fixed(sbx_buf *value, const uint8_t *in, size_t len,
 int sbx_key_put_hex(sbx_buf *out, const uint8_t *bytes, size_t len,
 		    bool upper)
 {
-	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	int rc = sbx_buf_reserve(out, 2 * len);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < len; i++) {
-		out->data[out->len++] = (uint8_t)digits[bytes[i] >> 4];
-		out->data[out->len++] = (uint8_t)digits[bytes[i] & 15];
-	}
-	return SBX_OK;
+	return sbx_hex_append(out, bytes, len, upper);
 }
 
 int sbx_key_to_binary_string(sbx_buf *out, const uint8_t *key, size_t len)
 {
-	size_t start = out->len;
-	for (size_t i = 0; i < len; i++) {
-		uint8_t b = key[i];
-		int rc;
-		/* HBase Bytes.toStringBinary: printable ASCII except '\'. */
-		if (b >= 0x20 && b < 0x7F && b != '\\') {
-			rc = sbx_buf_push(out, b);
-		} else {
-			char esc[4] = {'\\', 'x', "0123456789ABCDEF"[b >> 4],
-				       "0123456789ABCDEF"[b & 15]};
-			rc = sbx_buf_append(out, esc, 4);
-		}
-		if (rc) {
-			out->len = start;
-			return rc;
-		}
-	}
-	return SBX_OK;
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return sbx_binary_string_append(out, key, len);
 }
 
 int sbx_key_from_binary_string(sbx_buf *out, const char *text, size_t len)
 {
-	size_t start = out->len;
-	for (size_t i = 0; i < len; i++) {
-		uint8_t b = (uint8_t)text[i];
-		if (b == '\\') {
-			int hi, lo;
-			if (i + 3 >= len || text[i + 1] != 'x' ||
-			    (hi = hexval(text[i + 2])) < 0 ||
-			    (lo = hexval(text[i + 3])) < 0) {
-				out->len = start;
-				return sbx_error_set(SBX_EINVAL,
-						     "bad escape at character "
-						     "%zu: expected \\xHH", i + 1);
-			}
-			b = (uint8_t)(hi << 4 | lo);
-			i += 3;
-		}
-		if (sbx_buf_push(out, b)) {
-			out->len = start;
-			return SBX_ENOMEM;
-		}
-	}
-	return SBX_OK;
+	size_t bad_at;
+	int rc = sbx_binary_string_decode(out, text, len, true, &bad_at);
+	if (rc == SBX_EINVAL)
+		return sbx_error_set(SBX_EINVAL,
+				     "bad escape at character %zu: expected "
+				     "\\xHH", bad_at + 1);
+	return rc;
 }

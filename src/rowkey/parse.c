@@ -5,6 +5,8 @@
  * docs/keys.md. Every error names the line and column; nothing half-built
  * escapes (all allocations are released on failure).
  */
+#include "common/alloc.h"
+#include "common/bytes.h"
 #include "common/error.h"
 #include "rowkey/design.h"
 
@@ -96,17 +98,6 @@ static int err_at(sbx_keyparse_pos *pos, int line, int column, const char *fmt,
 
 /* ---- tokenizer ---- */
 
-static int hexdig(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool name_start(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
@@ -130,7 +121,7 @@ static token *push_tok(parser *p)
 {
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 64;
-		token *t = realloc(p->toks, cap * sizeof *t);
+		token *t = sbx_realloc(p->toks, cap * sizeof *t);
 		if (!t)
 			return NULL;
 		p->toks = t;
@@ -177,8 +168,8 @@ static int lex_string(parser *p, token *t, const char *s, size_t len,
 			case '\\': case '\'': case '"': ch = (uint8_t)e; break;
 			case 'x':
 				if (j + 3 >= len ||
-				    (hi = hexdig(s[j + 2])) < 0 ||
-				    (lo = hexdig(s[j + 3])) < 0) {
+				    (hi = sbx_hex_digit(s[j + 2])) < 0 ||
+				    (lo = sbx_hex_digit(s[j + 3])) < 0) {
 					sbx_buf_free(&b);
 					return err_at(p->pos, t->line, c,
 						      "\\x needs two hex "
@@ -217,7 +208,7 @@ static int lex_string(parser *p, token *t, const char *s, size_t len,
 	t->sval = b.data;
 	t->slen = b.len;
 	if (!t->sval) { /* empty literal: keep a non-NULL pointer */
-		t->sval = malloc(1);
+		t->sval = sbx_malloc(1);
 		if (!t->sval)
 			return SBX_ENOMEM_SET();
 	}
@@ -288,7 +279,7 @@ static int tokenize(parser *p, const char *s, size_t len)
 				j += 2;
 			size_t digits = 0;
 			while (j < len) {
-				int d = hex ? hexdig(s[j])
+				int d = hex ? sbx_hex_digit(s[j])
 					    : (s[j] >= '0' && s[j] <= '9'
 						       ? s[j] - '0'
 						       : -1);

@@ -1,7 +1,8 @@
 /*
- * codec.h - helpers shared by the body decoders (cellset.c, model.c):
- * jansson number/string coercions as Jackson does them, and expat set-up
- * that refuses DOCTYPEs (no entities, no external fetches).
+ * codec.h - helpers shared by the body decoders (cellset_xml.c, model.c):
+ * expat set-up that refuses DOCTYPEs (no entities, no external fetches).
+ * The jansson number/string coercions as Jackson does them are
+ * wire/cellset.h's.
  */
 #ifndef SBX_SERVER_CODEC_H
 #define SBX_SERVER_CODEC_H
@@ -10,11 +11,6 @@
 
 #include <expat.h>
 #include <jansson.h>
-
-/* A JSON integer, or a string holding one (node-hbase sends strings). */
-int rest_json_int64(json_t *v, int64_t *out);
-/* Decimal int64 text, optional leading '-'. */
-int rest_parse_int64(const char *s, size_t len, int64_t *out);
 
 /* Every XML decoder state starts with this. */
 typedef struct rest_xml_base {

@@ -5,6 +5,7 @@
  */
 #include "server/handlers.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 
 #include <stdio.h>
@@ -14,24 +15,30 @@
 static const rest_fmt produces_xml_first[] = {REST_FMT_XML, REST_FMT_JSON,
 					      REST_FMT_PB, REST_FMT_TEXT};
 
-/* The family attributes HBase shows, in HBase's describe order. */
+/* The family attributes HBase's REST gateway shows, in its order (HBase
+ * 1's describe); BLOCKCACHE and REPLICATION_SCOPE are not modelled and
+ * show HBase's defaults. */
 static size_t family_attrs(const sbx_family_desc *f, const char *keys[12],
 			   char values[12][32])
 {
+	static const struct {
+		const char *name, *fixed;
+	} order[] = {{"BLOOMFILTER", NULL},	    {"VERSIONS", NULL},
+		     {"IN_MEMORY", NULL},	    {"KEEP_DELETED_CELLS", NULL},
+		     {"DATA_BLOCK_ENCODING", NULL}, {"TTL", NULL},
+		     {"COMPRESSION", NULL},	    {"MIN_VERSIONS", NULL},
+		     {"BLOCKCACHE", "true"},	    {"BLOCKSIZE", NULL},
+		     {"REPLICATION_SCOPE", "0"}};
 	size_t n = 0;
-#define ATTR(k, ...) (keys[n] = (k), snprintf(values[n++], 32, __VA_ARGS__))
-	ATTR("BLOOMFILTER", "%s", sbx_bloom_name(f->bloom_filter));
-	ATTR("VERSIONS", "%d", f->max_versions);
-	ATTR("IN_MEMORY", "%s", f->in_memory ? "true" : "false");
-	ATTR("KEEP_DELETED_CELLS", "%s", sbx_keep_deleted_name(f->keep_deleted_cells));
-	ATTR("DATA_BLOCK_ENCODING", "%s", sbx_encoding_name(f->data_block_encoding));
-	ATTR("TTL", "%lld", (long long)f->ttl_seconds);
-	ATTR("COMPRESSION", "%s", sbx_compression_name(f->compression));
-	ATTR("MIN_VERSIONS", "%d", f->min_versions);
-	ATTR("BLOCKCACHE", "true");
-	ATTR("BLOCKSIZE", "%d", f->block_size);
-	ATTR("REPLICATION_SCOPE", "0");
-#undef ATTR
+	for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+		sbx_family_attr a = {0};
+		if (!order[i].fixed &&
+		    sbx_family_desc_get(&a, f, order[i].name) != SBX_OK)
+			continue; /* cannot happen: every name is an attribute */
+		keys[n] = order[i].name;
+		snprintf(values[n++], 32, "%s",
+			 order[i].fixed ? order[i].fixed : a.value);
+	}
 	return n;
 }
 
@@ -196,7 +203,7 @@ static void schema_put_post(rest_request *rq, rest_response *rs)
 	rest_table_schema s;
 	if (rest_table_schema_decode(&s, fmt, rq->body, rq->body_len, err))
 		return rest_error(rs, 400, "%s", err);
-	sbx_family_desc *descs = calloc(s.nfamilies + 1, sizeof *descs);
+	sbx_family_desc *descs = sbx_calloc(s.nfamilies + 1, sizeof *descs);
 	if (!descs) {
 		rest_table_schema_free(&s);
 		return rest_error(rs, 503, "out of memory");

@@ -1,12 +1,14 @@
 /*
  * model.c - the other REST bodies: the scanner spec (ScannerModel) and the
  * table schema (TableSchemaModel / ColumnSchemaModel), each in JSON, XML and
- * protobuf, plus the mapping of HBase's family attribute strings onto
- * sbx_family_desc. Unknown attributes are kept out of the descriptor
- * (HBase stores them; Saltbox has nowhere to), bad values are a 400.
+ * protobuf, and the schema's family attributes onto sbx_family_desc
+ * (sbx_family_desc_set). Unknown attributes are kept out of the
+ * descriptor (HBase stores them; Saltbox has nowhere to), bad values are
+ * a 400.
  */
 #include "server/codec.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 
 #include <stdio.h>
@@ -40,7 +42,8 @@ void rest_scan_spec_free(rest_scan_spec *s)
 static int spec_add_column(rest_scan_spec *s, const uint8_t *col, size_t len,
 			   char *err)
 {
-	rest_column *cols = realloc(s->columns, (s->ncolumns + 1) * sizeof *cols);
+	rest_column *cols =
+	    sbx_realloc(s->columns, (s->ncolumns + 1) * sizeof *cols);
 	if (!cols)
 		return SBX_ENOMEM;
 	s->columns = cols;
@@ -174,8 +177,9 @@ static int spec_from_json(rest_scan_spec *s, const uint8_t *body, size_t len,
 			    memchr(json_string_value(v), 0, json_string_length(v)))
 				rc = M_ERR(err, "scanner filter must be a string "
 						"holding filter JSON");
-			else if (!(s->filter = strndup(json_string_value(v),
-						       json_string_length(v))))
+			else if (!(s->filter =
+				       sbx_strndup(json_string_value(v),
+						   json_string_length(v))))
 				rc = SBX_ENOMEM;
 		} else if (!strcmp(k, "cacheBlocks")) {
 			s->cache_blocks = json_is_true(v);
@@ -244,7 +248,7 @@ static void spec_xml_end(void *ud, const XML_Char *name)
 		rc = spec_b64_column(x->s, text, x->text.len, x->base.err);
 	else if (x->depth == 2 && x->child == 2) {
 		free(x->s->filter);
-		x->s->filter = strndup(text, x->text.len);
+		x->s->filter = sbx_strndup(text, x->text.len);
 		if (!x->s->filter)
 			rc = SBX_ENOMEM;
 	}
@@ -265,34 +269,32 @@ static int spec_from_pb(rest_scan_spec *s, const uint8_t *body, size_t len,
 			char *err)
 {
 	pb_reader r = {body, body + len};
-	uint32_t f;
-	int wire, rc;
-	uint64_t v;
-	const uint8_t *d;
-	size_t n;
+	pb_field f;
+	int rc;
 	static const char *const numeric[] = {
 		[4] = "batch", [5] = "startTime", [6] = "endTime",
 		[7] = "maxVersions", [9] = "caching"};
-	while ((rc = pb_next(&r, &f, &wire, &v, &d, &n)) == 1) {
+	while ((rc = pb_next(&r, &f)) == 1) {
 		int frc = SBX_OK;
-		if ((f == 1 || f == 2) && wire == 2) {
-			if (n > SBX_MAX_ROW_LENGTH)
+		if ((f.num == 1 || f.num == 2) && f.wire == 2) {
+			if (f.len > SBX_MAX_ROW_LENGTH)
 				return M_ERR(err, "scanner row bound is too long");
-			frc = sbx_buf_set(f == 1 ? &s->start_row : &s->end_row, d, n);
-		} else if (f == 3 && wire == 2) {
-			frc = spec_add_column(s, d, n, err);
-		} else if (f < 10 && numeric[f] && wire == 0) {
-			int64_t x = (int64_t)v;
+			frc = sbx_buf_set(f.num == 1 ? &s->start_row : &s->end_row,
+					  f.data, f.len);
+		} else if (f.num == 3 && f.wire == 2) {
+			frc = spec_add_column(s, f.data, f.len, err);
+		} else if (f.num < 10 && numeric[f.num] && f.wire == 0) {
+			int64_t x = (int64_t)f.varint;
 			/* int32 fields carry negative values sign-extended. */
-			frc = spec_number(s, numeric[f], x, err);
-		} else if (f == 8 && wire == 2) {
-			if (memchr(d, 0, n))
+			frc = spec_number(s, numeric[f.num], x, err);
+		} else if (f.num == 8 && f.wire == 2) {
+			if (memchr(f.data, 0, f.len))
 				return M_ERR(err, "scanner filter holds a NUL byte");
 			free(s->filter);
-			s->filter = strndup((const char *)d, n);
+			s->filter = sbx_strndup((const char *)f.data, f.len);
 			frc = s->filter ? SBX_OK : SBX_ENOMEM;
-		} else if (f == 11 && wire == 0) {
-			s->cache_blocks = v != 0;
+		} else if (f.num == 11 && f.wire == 0) {
+			s->cache_blocks = f.varint != 0;
 		}
 		if (frc)
 			return frc;
@@ -348,12 +350,12 @@ void rest_table_schema_free(rest_table_schema *s)
 static int attr_add(rest_attr **a, size_t *n, const char *key, size_t klen,
 		    const char *value, size_t vlen)
 {
-	rest_attr *na = realloc(*a, (*n + 1) * sizeof *na);
+	rest_attr *na = sbx_realloc(*a, (*n + 1) * sizeof *na);
 	if (!na)
 		return SBX_ENOMEM;
 	*a = na;
-	na[*n].key = strndup(key, klen);
-	na[*n].value = strndup(value, vlen);
+	na[*n].key = sbx_strndup(key, klen);
+	na[*n].value = sbx_strndup(value, vlen);
 	if (!na[*n].key || !na[*n].value) {
 		free(na[*n].key);
 		free(na[*n].value);
@@ -366,7 +368,7 @@ static int attr_add(rest_attr **a, size_t *n, const char *key, size_t klen,
 static rest_family_schema *family_add(rest_table_schema *s)
 {
 	rest_family_schema *f =
-		realloc(s->families, (s->nfamilies + 1) * sizeof *f);
+	    sbx_realloc(s->families, (s->nfamilies + 1) * sizeof *f);
 	if (!f)
 		return NULL;
 	s->families = f;
@@ -417,7 +419,7 @@ static int json_family(rest_table_schema *s, json_t *jf, char *err)
 				return M_ERR(err, "ColumnSchema name must be a "
 						  "string");
 			free(f->name);
-			if (!(f->name = strdup(json_string_value(v))))
+			if (!(f->name = sbx_strdup(json_string_value(v))))
 				return SBX_ENOMEM;
 		} else if (!json_is_null(v)) {
 			int rc = json_scalar_attr(&f->attrs, &f->nattrs, k, v, err);
@@ -446,7 +448,7 @@ static int schema_from_json(rest_table_schema *s, const uint8_t *body,
 		if (!strcmp(k, "name")) {
 			if (!json_is_string(v))
 				rc = M_ERR(err, "table name must be a string");
-			else if (!(s->name = strdup(json_string_value(v))))
+			else if (!(s->name = sbx_strdup(json_string_value(v))))
 				rc = SBX_ENOMEM;
 		} else if (!strcmp(k, "ColumnSchema")) {
 			if (json_is_object(v)) {
@@ -507,7 +509,7 @@ static void schema_xml_start(void *ud, const XML_Char *name,
 		int rc;
 		if (!strcmp(attrs[i], "name")) {
 			free(*namep);
-			*namep = strdup(attrs[i + 1]);
+			*namep = sbx_strdup(attrs[i + 1]);
 			rc = *namep ? SBX_OK : SBX_ENOMEM;
 		} else {
 			rc = attr_add(a, n, attrs[i], strlen(attrs[i]),
@@ -534,16 +536,15 @@ static int pb_attr(rest_attr **a, size_t *n, const uint8_t *d, size_t len,
 		   char *err)
 {
 	pb_reader r = {d, d + len};
-	uint32_t f;
-	int wire, rc;
-	uint64_t v;
-	const uint8_t *p, *key = NULL, *val = NULL;
-	size_t l, klen = 0, vlen = 0;
-	while ((rc = pb_next(&r, &f, &wire, &v, &p, &l)) == 1) {
-		if (f == 1 && wire == 2)
-			key = p, klen = l;
-		else if (f == 2 && wire == 2)
-			val = p, vlen = l;
+	pb_field f;
+	int rc;
+	const uint8_t *key = NULL, *val = NULL;
+	size_t klen = 0, vlen = 0;
+	while ((rc = pb_next(&r, &f)) == 1) {
+		if (f.num == 1 && f.wire == 2)
+			key = f.data, klen = f.len;
+		else if (f.num == 2 && f.wire == 2)
+			val = f.data, vlen = f.len;
 	}
 	if (rc < 0 || !key || !val || memchr(key, 0, klen) || memchr(val, 0, vlen))
 		return M_ERR(err, "malformed protobuf schema attribute");
@@ -557,28 +558,27 @@ static int pb_family(rest_table_schema *s, const uint8_t *d, size_t len,
 	if (!fs)
 		return SBX_ENOMEM;
 	pb_reader r = {d, d + len};
-	uint32_t f;
-	int wire, rc;
-	uint64_t v;
-	const uint8_t *p;
-	size_t l;
+	pb_field f;
+	int rc;
 	char tmp[32];
-	while ((rc = pb_next(&r, &f, &wire, &v, &p, &l)) == 1) {
+	while ((rc = pb_next(&r, &f)) == 1) {
+		const char *p = (const char *)f.data;
 		int frc = SBX_OK;
-		if (f == 1 && wire == 2) {
+		if (f.num == 1 && f.wire == 2) {
 			free(fs->name);
-			fs->name = memchr(p, 0, l) ? NULL : strndup((const char *)p, l);
+			fs->name =
+			    memchr(p, 0, f.len) ? NULL : sbx_strndup(p, f.len);
 			frc = fs->name ? SBX_OK : M_ERR(err, "bad family name");
-		} else if (f == 2 && wire == 2) {
-			frc = pb_attr(&fs->attrs, &fs->nattrs, p, l, err);
-		} else if ((f == 3 || f == 4) && wire == 0) {
-			int tl = snprintf(tmp, sizeof tmp, "%d", (int32_t)v);
+		} else if (f.num == 2 && f.wire == 2) {
+			frc = pb_attr(&fs->attrs, &fs->nattrs, f.data, f.len, err);
+		} else if ((f.num == 3 || f.num == 4) && f.wire == 0) {
+			int tl = snprintf(tmp, sizeof tmp, "%d", (int32_t)f.varint);
 			frc = attr_add(&fs->attrs, &fs->nattrs,
-				       f == 3 ? "TTL" : "VERSIONS", f == 3 ? 3 : 8,
-				       tmp, (size_t)tl);
-		} else if (f == 5 && wire == 2 && !memchr(p, 0, l)) {
+				       f.num == 3 ? "TTL" : "VERSIONS",
+				       f.num == 3 ? 3 : 8, tmp, (size_t)tl);
+		} else if (f.num == 5 && f.wire == 2 && !memchr(p, 0, f.len)) {
 			frc = attr_add(&fs->attrs, &fs->nattrs, "COMPRESSION", 11,
-				       (const char *)p, l);
+				       p, f.len);
 		}
 		if (frc)
 			return frc;
@@ -592,21 +592,18 @@ static int schema_from_pb(rest_table_schema *s, const uint8_t *body,
 			  size_t len, char *err)
 {
 	pb_reader r = {body, body + len};
-	uint32_t f;
-	int wire, rc;
-	uint64_t v;
-	const uint8_t *p;
-	size_t l;
-	while ((rc = pb_next(&r, &f, &wire, &v, &p, &l)) == 1) {
+	pb_field f;
+	int rc;
+	while ((rc = pb_next(&r, &f)) == 1) {
 		int frc = SBX_OK;
-		if (f == 1 && wire == 2) {
+		if (f.num == 1 && f.wire == 2) {
 			free(s->name);
-			s->name = strndup((const char *)p, l);
+			s->name = sbx_strndup((const char *)f.data, f.len);
 			frc = s->name ? SBX_OK : SBX_ENOMEM;
-		} else if (f == 2 && wire == 2) {
-			frc = pb_attr(&s->attrs, &s->nattrs, p, l, err);
-		} else if (f == 3 && wire == 2) {
-			frc = pb_family(s, p, l, err);
+		} else if (f.num == 2 && f.wire == 2) {
+			frc = pb_attr(&s->attrs, &s->nattrs, f.data, f.len, err);
+		} else if (f.num == 3 && f.wire == 2) {
+			frc = pb_family(s, f.data, f.len, err);
 		}
 		if (frc)
 			return frc;
@@ -637,93 +634,17 @@ int rest_table_schema_decode(rest_table_schema *s, rest_fmt f,
 
 /* ---- attributes to descriptors -------------------------------------------- */
 
-static int attr_int(const rest_attr *a, int64_t lo, int64_t hi, int64_t *out,
-		    char *err)
-{
-	int64_t v;
-	if (rest_parse_int64(a->value, strlen(a->value), &v) || v < lo || v > hi)
-		return M_ERR(err, "%s must be an integer in [%lld, %lld], got "
-				  "'%.40s'", a->key, (long long)lo, (long long)hi,
-			     a->value);
-	*out = v;
-	return SBX_OK;
-}
-
-static int attr_bool(const rest_attr *a, bool *out, char *err)
-{
-	if (!strcasecmp(a->value, "true"))
-		*out = true;
-	else if (!strcasecmp(a->value, "false"))
-		*out = false;
-	else
-		return M_ERR(err, "%s must be true or false, got '%.40s'", a->key,
-			     a->value);
-	return SBX_OK;
-}
-
-/* Look a value up in a table of names; -1 if absent. */
-static int attr_enum(const rest_attr *a, const char *const *names, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (names[i] && !strcasecmp(a->value, names[i]))
-			return i;
-	return -1;
-}
-
 int rest_family_desc_from_schema(sbx_family_desc *d,
 				 const rest_family_schema *fs, char *err)
 {
 	if (sbx_family_desc_init(d, fs->name))
 		return M_ERR(err, "invalid column family name '%.64s'", fs->name);
-	static const char *const blooms[] = {"NONE", "ROW", "ROWCOL"};
-	static const char *const comps[] = {"NONE", "SNAPPY", "LZ4", "ZSTD"};
-	static const char *const encs[] = {"NONE", "PREFIX", "DIFF", "FAST_DIFF",
-					   "ROW_INDEX_V1"};
-	static const char *const kdc[] = {"FALSE", "TRUE", "TTL"};
 	for (size_t i = 0; i < fs->nattrs; i++) {
-		const rest_attr *a = &fs->attrs[i];
-		int64_t v;
-		int rc = SBX_OK, e;
-		if (!strcasecmp(a->key, "VERSIONS")) {
-			rc = attr_int(a, 1, INT32_MAX, &v, err);
-			d->max_versions = (int)v;
-		} else if (!strcasecmp(a->key, "MIN_VERSIONS")) {
-			rc = attr_int(a, 0, INT32_MAX, &v, err);
-			d->min_versions = (int)v;
-		} else if (!strcasecmp(a->key, "TTL")) {
-			if (!strcasecmp(a->value, "FOREVER"))
-				v = SBX_TTL_FOREVER;
-			else
-				rc = attr_int(a, 1, SBX_TTL_FOREVER, &v, err);
-			d->ttl_seconds = v;
-		} else if (!strcasecmp(a->key, "BLOCKSIZE")) {
-			rc = attr_int(a, 1, INT32_MAX, &v, err);
-			d->block_size = (int)v;
-		} else if (!strcasecmp(a->key, "IN_MEMORY")) {
-			rc = attr_bool(a, &d->in_memory, err);
-		} else if (!strcasecmp(a->key, "BLOOMFILTER")) {
-			if ((e = attr_enum(a, blooms, 3)) < 0)
-				rc = M_ERR(err, "BLOOMFILTER must be NONE, ROW or "
-						"ROWCOL, got '%.40s'", a->value);
-			d->bloom_filter = (sbx_bloom)(e < 0 ? 0 : e);
-		} else if (!strcasecmp(a->key, "COMPRESSION")) {
-			if ((e = attr_enum(a, comps, 4)) < 0)
-				rc = M_ERR(err, "COMPRESSION must be NONE, SNAPPY, "
-						"LZ4 or ZSTD, got '%.40s'", a->value);
-			d->compression = (sbx_compression)(e < 0 ? 0 : e);
-		} else if (!strcasecmp(a->key, "DATA_BLOCK_ENCODING")) {
-			if ((e = attr_enum(a, encs, 5)) < 0)
-				rc = M_ERR(err, "DATA_BLOCK_ENCODING '%.40s' is "
-						"not supported", a->value);
-			d->data_block_encoding = (sbx_block_encoding)(e < 0 ? 0 : e);
-		} else if (!strcasecmp(a->key, "KEEP_DELETED_CELLS")) {
-			if ((e = attr_enum(a, kdc, 3)) < 0)
-				rc = M_ERR(err, "KEEP_DELETED_CELLS must be true, "
-						"false or TTL, got '%.40s'", a->value);
-			d->keep_deleted_cells = (sbx_keep_deleted)(e < 0 ? 0 : e);
-		}
-		if (rc)
-			return rc;
+		int rc = sbx_family_desc_set(d, fs->attrs[i].key,
+					     fs->attrs[i].value);
+		/* attributes Saltbox does not model are HBase's to keep */
+		if (rc && rc != SBX_ENOTFOUND && rc != SBX_EUNSUPPORTED)
+			return M_ERR(err, "%s", sbx_errmsg());
 	}
 	return SBX_OK;
 }

@@ -4,8 +4,10 @@
  * timestamps on ','; only then URL-decode each token, so %2F and %2C are
  * safe inside keys. A decoded row ending in '*' is a prefix glob.
  */
+#include "common/bytes.h"
 #include "server/rest.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 
 #include <stdio.h>
@@ -14,17 +16,6 @@
 
 #define PATH_ERR(err, ...) \
 	(snprintf((err), REST_ERR_LEN, __VA_ARGS__), SBX_EPARSE)
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 int rest_url_decode(sbx_buf *out, const char *text, size_t len)
 {
@@ -37,7 +28,7 @@ int rest_url_decode(sbx_buf *out, const char *text, size_t len)
 		if (c == '%') {
 			if (i + 2 >= len)
 				return SBX_EPARSE;
-			int hi = hex_value(text[i + 1]), lo = hex_value(text[i + 2]);
+			int hi = sbx_hex_digit(text[i + 1]), lo = sbx_hex_digit(text[i + 2]);
 			if (hi < 0 || lo < 0)
 				return SBX_EPARSE;
 			out->data[out->len++] = (uint8_t)(hi << 4 | lo);
@@ -68,13 +59,13 @@ int rest_column_parse(rest_column *out, const uint8_t *text, size_t len,
 				(int)(len > 64 ? 64 : len), (const char *)text);
 	if (memchr(text, 0, flen))
 		return PATH_ERR(err, "column family contains a NUL byte");
-	out->family = strndup((const char *)text, flen);
+	out->family = sbx_strndup((const char *)text, flen);
 	if (!out->family)
 		return SBX_ENOMEM;
 	if (colon) {
 		out->has_qualifier = true;
 		out->qualifier_len = len - flen - 1;
-		out->qualifier = malloc(out->qualifier_len + 1);
+		out->qualifier = sbx_malloc(out->qualifier_len + 1);
 		if (!out->qualifier) {
 			rest_column_free(out);
 			return SBX_ENOMEM;
@@ -143,7 +134,7 @@ static int parse_columns_segment(rest_rowspec *s, const char *seg, size_t len,
 	size_t n = 1;
 	for (size_t i = 0; i < len; i++)
 		n += seg[i] == ',';
-	s->columns = calloc(n, sizeof *s->columns);
+	s->columns = sbx_calloc(n, sizeof *s->columns);
 	if (!s->columns)
 		return SBX_ENOMEM;
 	sbx_buf tok = {0};

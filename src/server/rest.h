@@ -1,8 +1,9 @@
 /*
  * rest.h - internals of `saltbox serve`, HBase's REST protocol over the
  * public table API (reference/hbase-rest.md). Shared by the HTTP glue
- * (http.c), the path parser (path.c), the body codecs (cellset.c, model.c,
- * pb.c, b64.c) and the endpoint handlers (h_*.c).
+ * (http.c), the path parser (path.c), the body codecs (cellset_xml.c,
+ * model.c; the CellSet model, JSON and protobuf are wire/, base64 is
+ * common/base64.c) and the endpoint handlers (h_*.c).
  *
  * Handlers are thin: they read a parsed rest_request and fill a
  * rest_response; the HTTP layer owns both and turns the response into MHD
@@ -11,35 +12,32 @@
 #ifndef SBX_SERVER_REST_H
 #define SBX_SERVER_REST_H
 
+#include "common/base64.h"
 #include "saltbox.h"
 #include "server/server.h"
+#include "wire/cellset.h"
+#include "wire/pb.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* Room for one user-facing error message. */
-#define REST_ERR_LEN 256
-
-/* ---- base64 (b64.c) ------------------------------------------------------ */
+/* ---- base64 (common/base64.c) -------------------------------------------- */
 
 /* Append the standard, padded base64 of data to *out. */
-int rest_b64_encode(sbx_buf *out, const void *data, size_t len);
+static inline int rest_b64_encode(sbx_buf *out, const void *data, size_t len)
+{
+	return sbx_base64_encode(out, data, len);
+}
 /* Strict decode (standard alphabet; padding optional but, when present,
  * exact; no whitespace). Returns SBX_OK or SBX_EPARSE. *out is replaced. */
-int rest_b64_decode(sbx_buf *out, const char *text, size_t len);
+static inline int rest_b64_decode(sbx_buf *out, const char *text, size_t len)
+{
+	return sbx_base64_decode(out, text, len, false);
+}
 
 /* ---- media types --------------------------------------------------------- */
-
-typedef enum rest_fmt {
-	REST_FMT_NONE = 0,
-	REST_FMT_TEXT,
-	REST_FMT_XML,
-	REST_FMT_JSON,
-	REST_FMT_PB,
-	REST_FMT_BINARY,
-} rest_fmt;
 
 /* The media type of a Content-Type / Accept item (parameters ignored);
  * *ietf tells application/protobuf from application/x-protobuf. */
@@ -117,52 +115,13 @@ int rest_column_parse(rest_column *out, const uint8_t *text, size_t len,
 		      char *err);
 void rest_column_free(rest_column *c);
 
-/* ---- CellSet model and codecs (cellset.c, pb.c) -------------------------- */
+/* ---- CellSet bodies (the model and the JSON and protobuf codecs are
+ * wire/cellset.h; XML needs expat and is here: cellset_xml.c) ---------- */
 
-typedef struct rest_cell {
-	sbx_buf column;   /* "cf:q" bytes */
-	bool has_column;
-	int64_t timestamp;
-	bool has_timestamp;
-	sbx_buf value;
-} rest_cell;
-
-typedef struct rest_row {
-	sbx_buf key;
-	bool has_key;
-	rest_cell *cells;
-	size_t ncells, cap;
-} rest_row;
-
-typedef struct rest_cellset {
-	rest_row *rows;
-	size_t nrows, cap;
-} rest_cellset;
-
-void rest_cellset_free(rest_cellset *cs);
-int rest_cellset_from_json(rest_cellset *out, const uint8_t *body, size_t len,
-			   char *err);
 int rest_cellset_from_xml(rest_cellset *out, const uint8_t *body, size_t len,
 			  char *err);
-int rest_cellset_from_pb(rest_cellset *out, const uint8_t *body, size_t len,
-			 char *err);
 int rest_cellset_decode(rest_cellset *out, rest_fmt f, const uint8_t *body,
 			size_t len, char *err);
-
-/* Writer for CellSet responses: open, one call per result, close. Rows are
- * written as they come, so a scan can stream. */
-typedef struct rest_cellset_writer {
-	rest_fmt fmt;
-	size_t rows;
-	sbx_buf scratch; /* protobuf row under construction */
-} rest_cellset_writer;
-
-int rest_cellset_open(rest_cellset_writer *w, sbx_buf *out, rest_fmt f);
-/* Write cells [first, first + n) of r as one Row. */
-int rest_cellset_add(rest_cellset_writer *w, sbx_buf *out, const sbx_result *r,
-		     size_t first, size_t n);
-int rest_cellset_close(rest_cellset_writer *w, sbx_buf *out);
-void rest_cellset_writer_free(rest_cellset_writer *w);
 
 /* ---- scanner spec and schema models (model.c) ---------------------------- */
 
@@ -208,21 +167,6 @@ int rest_table_schema_decode(rest_table_schema *out, rest_fmt f,
 /* Turn a family schema into a descriptor (HBase attribute names). */
 int rest_family_desc_from_schema(sbx_family_desc *out,
 				 const rest_family_schema *fs, char *err);
-
-/* ---- protobuf wire format (pb.c) ----------------------------------------- */
-
-typedef struct pb_reader {
-	const uint8_t *p, *end;
-} pb_reader;
-
-/* Next field: *field and *wire; for length-delimited fields *data and *len; for
- * varints *varint. Returns 1 for a field, 0 at the end, SBX_EPARSE on bad
- * input (unknown wire types 3/4, truncation, overlong varints). */
-int pb_next(pb_reader *r, uint32_t *field, int *wire, uint64_t *varint,
-	    const uint8_t **data, size_t *len);
-int pb_put_varint(sbx_buf *b, uint32_t field, uint64_t v);
-int pb_put_bytes(sbx_buf *b, uint32_t field, const void *data, size_t len);
-int pb_put_raw_varint(sbx_buf *b, uint64_t v);
 
 /* ---- requests and responses (http.c) ------------------------------------- */
 

@@ -5,8 +5,10 @@
  * left open (string, bracket, trailing comma) reports SBX_SHELL_INCOMPLETE
  * so the reader can join the next line. Never reads past `len`.
  */
+#include "common/bytes.h"
 #include "shell/parse.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 
 #include <stdarg.h>
@@ -69,17 +71,6 @@ static bool is_ident(char c)
 	return is_lower(c) || is_upper(c) || is_digit(c);
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Describe the character at i for "unexpected ..." messages. */
 static const char *describe_char(const parser *p, char *buf, size_t cap)
 {
@@ -115,7 +106,7 @@ static void skip_space(parser *p)
 static int push_item(sbx_shell_value *v, sbx_shell_value **slot)
 {
 	sbx_shell_value *items =
-	    realloc(v->items, (v->n + 1) * sizeof *v->items);
+	    sbx_realloc(v->items, (v->n + 1) * sizeof *v->items);
 	if (!items)
 		return SBX_ENOMEM;
 	v->items = items;
@@ -213,8 +204,8 @@ static int parse_unicode_escape(parser *p, size_t esc_pos, uint32_t *cp)
 	uint32_t value = 0;
 	if (braced)
 		p->i++;
-	while (n < max && !at_end(p) && hex_value(p->s[p->i]) >= 0) {
-		value = value * 16 + (uint32_t)hex_value(p->s[p->i]);
+	while (n < max && !at_end(p) && sbx_hex_digit(p->s[p->i]) >= 0) {
+		value = value * 16 + (uint32_t)sbx_hex_digit(p->s[p->i]);
 		p->i++;
 		n++;
 	}
@@ -278,13 +269,13 @@ static int parse_escape(parser *p, sbx_buf *b)
 	case '\n':
 		return SBX_OK; /* line continuation */
 	case 'x': {
-		int hi = hex_value(peek(p, 0));
+		int hi = sbx_hex_digit(peek(p, 0));
 		if (hi < 0)
 			return fail(p, esc_pos,
 				    "invalid hex escape: expected a hex digit "
 				    "after \\x");
 		p->i++;
-		int lo = hex_value(peek(p, 0));
+		int lo = sbx_hex_digit(peek(p, 0));
 		if (lo >= 0) {
 			p->i++;
 			hi = hi * 16 + lo;
@@ -390,11 +381,11 @@ static int parse_number(parser *p, sbx_shell_value *v)
 	bool overflow = false;
 	for (;;) {
 		char c = peek(p, 0);
-		if (c == '_' && ndigits > 0 && hex_value(peek(p, 1)) >= 0) {
+		if (c == '_' && ndigits > 0 && sbx_hex_digit(peek(p, 1)) >= 0) {
 			p->i++;
 			continue;
 		}
-		int d = hex_value(c);
+		int d = sbx_hex_digit(c);
 		if (d < 0 || (base == 10 && !is_digit(c)) ||
 		    (base != 16 && !is_digit(c)))
 			break;
@@ -441,7 +432,7 @@ static int parse_name(parser *p, sbx_shell_value *v)
 				    "Java objects are not supported; write "
 				    "filters as strings");
 		v->type = SBX_SHV_CONST;
-		v->str = malloc(n + 1);
+		v->str = sbx_malloc(n + 1);
 		if (!v->str)
 			return SBX_ENOMEM;
 		memcpy(v->str, w, n);
@@ -790,39 +781,11 @@ const char *sbx_shell_type_name(const sbx_shell_value *v)
 
 int sbx_shell_append_binary(sbx_buf *out, const void *data, size_t len)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	const uint8_t *b = data;
-	for (size_t i = 0; i < len; i++) {
-		uint8_t c = b[i];
-		int rc;
-		if (c >= 32 && c <= 126 && c != '\\') {
-			rc = sbx_buf_push(out, c);
-		} else {
-			char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
-			rc = sbx_buf_append(out, esc, 4);
-		}
-		if (rc)
-			return rc;
-	}
-	return SBX_OK;
+	return sbx_binary_string_append(out, data, len);
 }
 
 int sbx_shell_from_binary(sbx_buf *out, const char *text, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		char c = text[i];
-		if (c == '\\' && i + 1 < len && text[i + 1] == 'x') {
-			int hi = i + 2 < len ? hex_value(text[i + 2]) : -1;
-			int lo = i + 3 < len ? hex_value(text[i + 3]) : -1;
-			if (hi < 0 || lo < 0)
-				continue; /* bogus escape: drop the backslash */
-			if (sbx_buf_push(out, (uint8_t)(hi * 16 + lo)))
-				return SBX_ENOMEM;
-			i += 3;
-			continue;
-		}
-		if (sbx_buf_push(out, (uint8_t)c))
-			return SBX_ENOMEM;
-	}
-	return SBX_OK;
+	size_t unused;
+	return sbx_binary_string_decode(out, text, len, false, &unused);
 }

@@ -1,15 +1,18 @@
 /*
- * cellset.c - HBase REST's CellSet, the body of every cell read and write:
- * decoders for JSON (jansson), XML (expat) and protobuf, and a streaming
- * writer for all three. Keys, columns and values are base64 in JSON/XML and
- * raw bytes in protobuf. Decoders keep "absent" apart from "empty" because
- * the URL fills absent keys and columns.
+ * cellset.c - HBase REST's CellSet, the body of every cell read and write,
+ * in one copy for the server, the remote backend and `saltbox
+ * import/export`: the model, decoders for JSON (jansson) and protobuf, and
+ * a streaming writer for JSON, XML and protobuf. (The XML decoder needs
+ * expat and lives with the server.) Keys, columns and values are base64
+ * in JSON/XML and raw bytes in protobuf. Decoders keep "absent" apart from
+ * "empty" because the URL fills absent keys and columns.
  */
-#include "server/rest.h"
+#include "wire/cellset.h"
 
-#include "server/codec.h"
-
+#include "common/alloc.h"
+#include "common/base64.h"
 #include "common/buf.h"
+#include "wire/pb.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,11 +35,11 @@ void rest_cellset_free(rest_cellset *cs)
 	memset(cs, 0, sizeof *cs);
 }
 
-static rest_row *add_row(rest_cellset *cs)
+rest_row *rest_cellset_add_row(rest_cellset *cs)
 {
 	if (cs->nrows == cs->cap) {
 		size_t cap = cs->cap ? cs->cap * 2 : 4;
-		rest_row *rows = realloc(cs->rows, cap * sizeof *rows);
+		rest_row *rows = sbx_realloc(cs->rows, cap * sizeof *rows);
 		if (!rows)
 			return NULL;
 		cs->rows = rows;
@@ -47,11 +50,11 @@ static rest_row *add_row(rest_cellset *cs)
 	return row;
 }
 
-static rest_cell *add_cell(rest_row *row)
+rest_cell *rest_row_add_cell(rest_row *row)
 {
 	if (row->ncells == row->cap) {
 		size_t cap = row->cap ? row->cap * 2 : 4;
-		rest_cell *cells = realloc(row->cells, cap * sizeof *cells);
+		rest_cell *cells = sbx_realloc(row->cells, cap * sizeof *cells);
 		if (!cells)
 			return NULL;
 		row->cells = cells;
@@ -89,7 +92,7 @@ static int json_b64_field(sbx_buf *out, bool *present, json_t *obj,
 		return SBX_OK;
 	if (!json_is_string(v))
 		return CS_ERR(err, "'%s' must be a base64 string", key);
-	if (rest_b64_decode(out, json_string_value(v), json_string_length(v)))
+	if (sbx_base64_decode(out, json_string_value(v), json_string_length(v), false))
 		return CS_ERR(err, "'%s' is not valid base64", key);
 	return SBX_OK;
 }
@@ -110,7 +113,7 @@ static int json_cell(rest_row *row, json_t *jc, char *err)
 {
 	if (!json_is_object(jc))
 		return CS_ERR(err, "each Cell must be an object");
-	rest_cell *c = add_cell(row);
+	rest_cell *c = rest_row_add_cell(row);
 	if (!c)
 		return SBX_ENOMEM;
 	int rc = json_b64_field(&c->column, &c->has_column, jc, "column", err);
@@ -131,7 +134,7 @@ static int json_row(rest_cellset *cs, json_t *jr, char *err)
 {
 	if (!json_is_object(jr))
 		return CS_ERR(err, "each Row must be an object");
-	rest_row *row = add_row(cs);
+	rest_row *row = rest_cellset_add_row(cs);
 	if (!row)
 		return SBX_ENOMEM;
 	int rc = json_b64_field(&row->key, &row->has_key, jr, "key", err);
@@ -153,16 +156,9 @@ static int json_row(rest_cellset *cs, json_t *jr, char *err)
 	return SBX_OK;
 }
 
-int rest_cellset_from_json(rest_cellset *cs, const uint8_t *body, size_t len,
-			   char *err)
+int rest_cellset_from_jansson(rest_cellset *cs, json_t *root, char *err)
 {
 	memset(cs, 0, sizeof *cs);
-	json_error_t jerr;
-	json_t *root = json_loadb((const char *)body, len, JSON_REJECT_DUPLICATES,
-				  &jerr);
-	if (!root)
-		return CS_ERR(err, "malformed JSON at line %d column %d: %s",
-			      jerr.line, jerr.column, jerr.text);
 	int rc = SBX_OK;
 	json_t *rows = json_is_object(root) ? json_object_get(root, "Row") : NULL;
 	if (!json_is_object(root))
@@ -181,155 +177,23 @@ int rest_cellset_from_json(rest_cellset *cs, const uint8_t *body, size_t len,
 				break;
 		}
 	}
-	json_decref(root);
 	if (rc)
 		rest_cellset_free(cs);
 	return rc;
 }
 
-/* ---- XML ------------------------------------------------------------------ */
-
-typedef struct xml_state {
-	rest_xml_base base;
-	rest_cellset *cs;
-	int depth;
-	bool in_cell;
-	sbx_buf text;
-} xml_state;
-
-void rest_xml_fail(rest_xml_base *x, int rc)
-{
-	if (x->rc == SBX_OK)
-		x->rc = rc;
-	XML_StopParser(x->parser, XML_FALSE);
-}
-
-const char *rest_xml_attr(const XML_Char **attrs, const char *name)
-{
-	for (size_t i = 0; attrs[i]; i += 2)
-		if (!strcmp(attrs[i], name))
-			return attrs[i + 1];
-	return NULL;
-}
-
-static void xml_fail(xml_state *x, int rc)
-{
-	rest_xml_fail(&x->base, rc);
-}
-
-static void xml_start(void *ud, const XML_Char *name, const XML_Char **attrs)
-{
-	xml_state *x = ud;
-	x->depth++;
-	if (x->depth == 1) {
-		if (strcmp(name, "CellSet"))
-			xml_fail(x, CS_ERR(x->base.err, "expected <CellSet>, got <%.32s>",
-					   name));
-		return;
-	}
-	if (x->depth == 2 && !strcmp(name, "Row")) {
-		rest_row *row = add_row(x->cs);
-		if (!row)
-			return xml_fail(x, SBX_ENOMEM);
-		const char *key = rest_xml_attr(attrs, "key");
-		if (key) {
-			row->has_key = true;
-			if (rest_b64_decode(&row->key, key, strlen(key)))
-				xml_fail(x, CS_ERR(x->base.err, "Row key is not valid base64"));
-		}
-		return;
-	}
-	if (x->depth == 3 && !strcmp(name, "Cell") && x->cs->nrows > 0) {
-		rest_cell *c = add_cell(&x->cs->rows[x->cs->nrows - 1]);
-		if (!c)
-			return xml_fail(x, SBX_ENOMEM);
-		const char *col = rest_xml_attr(attrs, "column");
-		const char *ts = rest_xml_attr(attrs, "timestamp");
-		if (col) {
-			c->has_column = true;
-			if (rest_b64_decode(&c->column, col, strlen(col)))
-				return xml_fail(x, CS_ERR(x->base.err, "Cell column is "
-								  "not valid base64"));
-		}
-		if (ts) {
-			c->has_timestamp = true;
-			if (rest_parse_int64(ts, strlen(ts), &c->timestamp))
-				return xml_fail(x, CS_ERR(x->base.err, "Cell timestamp "
-								  "is not an integer"));
-		}
-		x->in_cell = true;
-		x->text.len = 0;
-		return;
-	}
-	xml_fail(x, CS_ERR(x->base.err, "unexpected element <%.32s>", name));
-}
-
-static void xml_end(void *ud, const XML_Char *name)
-{
-	xml_state *x = ud;
-	if (x->depth == 3 && x->in_cell) {
-		rest_row *row = &x->cs->rows[x->cs->nrows - 1];
-		rest_cell *c = &row->cells[row->ncells - 1];
-		if (rest_b64_decode(&c->value, (const char *)x->text.data,
-				    x->text.len))
-			xml_fail(x, CS_ERR(x->base.err, "Cell value is not valid base64"));
-		x->in_cell = false;
-	}
-	x->depth--;
-}
-
-static void xml_chars(void *ud, const XML_Char *s, int len)
-{
-	xml_state *x = ud;
-	if (!x->in_cell)
-		return; /* whitespace between elements */
-	if (sbx_buf_append(&x->text, s, (size_t)len))
-		xml_fail(x, SBX_ENOMEM);
-}
-
-static void xml_no_doctype(void *ud, const XML_Char *name, const XML_Char *sys,
-			   const XML_Char *pub, int internal)
-{
-	rest_xml_base *x = ud;
-	rest_xml_fail(x, CS_ERR(x->err, "DOCTYPE declarations are not accepted"));
-}
-
-int rest_xml_parse(rest_xml_base *x, const uint8_t *body, size_t len,
-		   XML_StartElementHandler start, XML_EndElementHandler end,
-		   XML_CharacterDataHandler chars)
-{
-	XML_Parser p = XML_ParserCreate("UTF-8");
-	if (!p)
-		return SBX_ENOMEM;
-	x->parser = p;
-	x->rc = SBX_OK;
-	XML_SetUserData(p, x);
-	XML_SetElementHandler(p, start, end);
-	XML_SetCharacterDataHandler(p, chars);
-	XML_SetStartDoctypeDeclHandler(p, xml_no_doctype);
-	int rc;
-	if (len > INT32_MAX)
-		rc = CS_ERR(x->err, "XML body too large");
-	else if (XML_Parse(p, (const char *)body, (int)len, XML_TRUE) ==
-		 XML_STATUS_ERROR && x->rc == SBX_OK)
-		rc = CS_ERR(x->err, "malformed XML at line %lu: %s",
-			    (unsigned long)XML_GetCurrentLineNumber(p),
-			    XML_ErrorString(XML_GetErrorCode(p)));
-	else
-		rc = x->rc;
-	XML_ParserFree(p);
-	return rc;
-}
-
-int rest_cellset_from_xml(rest_cellset *cs, const uint8_t *body, size_t len,
-			  char *err)
+int rest_cellset_from_json(rest_cellset *cs, const uint8_t *body, size_t len,
+			   char *err)
 {
 	memset(cs, 0, sizeof *cs);
-	xml_state x = {.base.err = err, .cs = cs};
-	int rc = rest_xml_parse(&x.base, body, len, xml_start, xml_end, xml_chars);
-	sbx_buf_free(&x.text);
-	if (rc)
-		rest_cellset_free(cs);
+	json_error_t jerr;
+	json_t *root = json_loadb((const char *)body, len, JSON_REJECT_DUPLICATES,
+				  &jerr);
+	if (!root)
+		return CS_ERR(err, "malformed JSON at line %d column %d: %s",
+			      jerr.line, jerr.column, jerr.text);
+	int rc = rest_cellset_from_jansson(cs, root, err);
+	json_decref(root);
 	return rc;
 }
 
@@ -337,25 +201,22 @@ int rest_cellset_from_xml(rest_cellset *cs, const uint8_t *body, size_t len,
 
 static int pb_cell(rest_row *row, const uint8_t *data, size_t len, char *err)
 {
-	rest_cell *c = add_cell(row);
+	rest_cell *c = rest_row_add_cell(row);
 	if (!c)
 		return SBX_ENOMEM;
 	pb_reader r = {data, data + len};
-	uint32_t field;
-	int wire, rc;
-	uint64_t v;
-	const uint8_t *d;
-	size_t n;
-	while ((rc = pb_next(&r, &field, &wire, &v, &d, &n)) == 1) {
-		if (field == 2 && wire == 2) {
+	pb_field f;
+	int rc;
+	while ((rc = pb_next(&r, &f)) == 1) {
+		if (f.num == 2 && f.wire == 2) {
 			c->has_column = true;
-			if (sbx_buf_set(&c->column, d, n))
+			if (sbx_buf_set(&c->column, f.data, f.len))
 				return SBX_ENOMEM;
-		} else if (field == 3 && wire == 0) {
+		} else if (f.num == 3 && f.wire == 0) {
 			c->has_timestamp = true;
-			c->timestamp = (int64_t)v;
-		} else if (field == 4 && wire == 2) {
-			if (sbx_buf_set(&c->value, d, n))
+			c->timestamp = (int64_t)f.varint;
+		} else if (f.num == 4 && f.wire == 2) {
+			if (sbx_buf_set(&c->value, f.data, f.len))
 				return SBX_ENOMEM;
 		}
 	}
@@ -364,22 +225,19 @@ static int pb_cell(rest_row *row, const uint8_t *data, size_t len, char *err)
 
 static int pb_row(rest_cellset *cs, const uint8_t *data, size_t len, char *err)
 {
-	rest_row *row = add_row(cs);
+	rest_row *row = rest_cellset_add_row(cs);
 	if (!row)
 		return SBX_ENOMEM;
 	pb_reader r = {data, data + len};
-	uint32_t field;
-	int wire, rc;
-	uint64_t v;
-	const uint8_t *d;
-	size_t n;
-	while ((rc = pb_next(&r, &field, &wire, &v, &d, &n)) == 1) {
-		if (field == 1 && wire == 2) {
+	pb_field f;
+	int rc;
+	while ((rc = pb_next(&r, &f)) == 1) {
+		if (f.num == 1 && f.wire == 2) {
 			row->has_key = true;
-			if (sbx_buf_set(&row->key, d, n))
+			if (sbx_buf_set(&row->key, f.data, f.len))
 				return SBX_ENOMEM;
-		} else if (field == 2 && wire == 2) {
-			int crc = pb_cell(row, d, n, err);
+		} else if (f.num == 2 && f.wire == 2) {
+			int crc = pb_cell(row, f.data, f.len, err);
 			if (crc)
 				return crc;
 		}
@@ -392,18 +250,13 @@ int rest_cellset_from_pb(rest_cellset *cs, const uint8_t *body, size_t len,
 {
 	memset(cs, 0, sizeof *cs);
 	pb_reader r = {body, body + len};
-	uint32_t field;
-	int wire, rc;
-	uint64_t v;
-	const uint8_t *d;
-	size_t n;
-	while ((rc = pb_next(&r, &field, &wire, &v, &d, &n)) == 1) {
-		if (field == 1 && wire == 2) {
-			int row_rc = pb_row(cs, d, n, err);
-			if (row_rc) {
-				rest_cellset_free(cs);
-				return row_rc;
-			}
+	pb_field f;
+	int rc;
+	while ((rc = pb_next(&r, &f)) == 1) {
+		if (f.num == 1 && f.wire == 2 &&
+		    (rc = pb_row(cs, f.data, f.len, err))) {
+			rest_cellset_free(cs);
+			return rc;
 		}
 	}
 	if (rc < 0) {
@@ -413,22 +266,6 @@ int rest_cellset_from_pb(rest_cellset *cs, const uint8_t *body, size_t len,
 	return SBX_OK;
 }
 
-int rest_cellset_decode(rest_cellset *out, rest_fmt f, const uint8_t *body,
-			size_t len, char *err)
-{
-	switch (f) {
-	case REST_FMT_JSON:
-		return rest_cellset_from_json(out, body, len, err);
-	case REST_FMT_XML:
-		return rest_cellset_from_xml(out, body, len, err);
-	case REST_FMT_PB:
-		return rest_cellset_from_pb(out, body, len, err);
-	default:
-		memset(out, 0, sizeof *out);
-		return CS_ERR(err, "unsupported Content-Type for cells");
-	}
-}
-
 /* ---- writer --------------------------------------------------------------- */
 
 int rest_cellset_open(rest_cellset_writer *w, sbx_buf *out, rest_fmt f)
@@ -436,9 +273,9 @@ int rest_cellset_open(rest_cellset_writer *w, sbx_buf *out, rest_fmt f)
 	memset(w, 0, sizeof *w);
 	w->fmt = f;
 	if (f == REST_FMT_JSON)
-		return rest_buf_puts(out, "{\"Row\":[");
+		return sbx_buf_puts(out, "{\"Row\":[");
 	if (f == REST_FMT_XML)
-		return rest_buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
+		return sbx_buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
 					  "standalone=\"yes\"?><CellSet>");
 	return SBX_OK;
 }
@@ -459,20 +296,20 @@ static int add_json(rest_cellset_writer *w, sbx_buf *out, const sbx_result *r,
 {
 	size_t key_len;
 	const uint8_t *key = sbx_result_row(r, &key_len);
-	int rc = rest_buf_puts(out, w->rows ? ",{\"key\":\"" : "{\"key\":\"");
-	rc = rc ? rc : rest_b64_encode(out, key, key_len);
-	rc = rc ? rc : rest_buf_puts(out, "\",\"Cell\":[");
+	int rc = sbx_buf_puts(out, w->rows ? ",{\"key\":\"" : "{\"key\":\"");
+	rc = rc ? rc : sbx_base64_encode(out, key, key_len);
+	rc = rc ? rc : sbx_buf_puts(out, "\",\"Cell\":[");
 	for (size_t i = first; i < first + n && !rc; i++) {
 		const sbx_cell *c = sbx_result_cell(r, i);
-		rc = rest_buf_puts(out, i > first ? ",{\"column\":\"" : "{\"column\":\"");
+		rc = sbx_buf_puts(out, i > first ? ",{\"column\":\"" : "{\"column\":\"");
 		rc = rc ? rc : column_bytes(&w->scratch, c);
-		rc = rc ? rc : rest_b64_encode(out, w->scratch.data, w->scratch.len);
+		rc = rc ? rc : sbx_base64_encode(out, w->scratch.data, w->scratch.len);
 		rc = rc ? rc : sbx_buf_printf(out, "\",\"timestamp\":%lld,\"$\":\"",
 					       (long long)c->timestamp);
-		rc = rc ? rc : rest_b64_encode(out, c->value, c->value_len);
-		rc = rc ? rc : rest_buf_puts(out, "\"}");
+		rc = rc ? rc : sbx_base64_encode(out, c->value, c->value_len);
+		rc = rc ? rc : sbx_buf_puts(out, "\"}");
 	}
-	return rc ? rc : rest_buf_puts(out, "]}");
+	return rc ? rc : sbx_buf_puts(out, "]}");
 }
 
 static int add_xml(rest_cellset_writer *w, sbx_buf *out, const sbx_result *r,
@@ -480,20 +317,20 @@ static int add_xml(rest_cellset_writer *w, sbx_buf *out, const sbx_result *r,
 {
 	size_t key_len;
 	const uint8_t *key = sbx_result_row(r, &key_len);
-	int rc = rest_buf_puts(out, "<Row key=\"");
-	rc = rc ? rc : rest_b64_encode(out, key, key_len);
-	rc = rc ? rc : rest_buf_puts(out, "\">");
+	int rc = sbx_buf_puts(out, "<Row key=\"");
+	rc = rc ? rc : sbx_base64_encode(out, key, key_len);
+	rc = rc ? rc : sbx_buf_puts(out, "\">");
 	for (size_t i = first; i < first + n && !rc; i++) {
 		const sbx_cell *c = sbx_result_cell(r, i);
-		rc = rest_buf_puts(out, "<Cell column=\"");
+		rc = sbx_buf_puts(out, "<Cell column=\"");
 		rc = rc ? rc : column_bytes(&w->scratch, c);
-		rc = rc ? rc : rest_b64_encode(out, w->scratch.data, w->scratch.len);
+		rc = rc ? rc : sbx_base64_encode(out, w->scratch.data, w->scratch.len);
 		rc = rc ? rc : sbx_buf_printf(out, "\" timestamp=\"%lld\">",
 					       (long long)c->timestamp);
-		rc = rc ? rc : rest_b64_encode(out, c->value, c->value_len);
-		rc = rc ? rc : rest_buf_puts(out, "</Cell>");
+		rc = rc ? rc : sbx_base64_encode(out, c->value, c->value_len);
+		rc = rc ? rc : sbx_buf_puts(out, "</Cell>");
 	}
-	return rc ? rc : rest_buf_puts(out, "</Row>");
+	return rc ? rc : sbx_buf_puts(out, "</Row>");
 }
 
 static int add_pb(rest_cellset_writer *w, sbx_buf *out, const sbx_result *r,
@@ -535,9 +372,9 @@ int rest_cellset_add(rest_cellset_writer *w, sbx_buf *out, const sbx_result *r,
 int rest_cellset_close(rest_cellset_writer *w, sbx_buf *out)
 {
 	if (w->fmt == REST_FMT_JSON)
-		return rest_buf_puts(out, "]}");
+		return sbx_buf_puts(out, "]}");
 	if (w->fmt == REST_FMT_XML)
-		return rest_buf_puts(out, "</CellSet>");
+		return sbx_buf_puts(out, "</CellSet>");
 	return SBX_OK;
 }
 

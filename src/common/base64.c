@@ -1,16 +1,19 @@
 /*
- * b64.c - base64 for REST bodies: keys, columns and values in JSON and XML
- * are standard, padded base64. Decoding is strict so a malformed body is a
- * 400, never a silently different key.
+ * base64.c - base64 (RFC 4648) for every layer that carries bytes in text:
+ * REST bodies (keys, columns and values in JSON and XML are standard,
+ * padded base64), the remote backend, and filter JSON. Strict decoding
+ * refuses anything but the canonical form, so a malformed body is an
+ * error, never a silently different key; lenient decoding is for the
+ * filter JSON people write by hand.
  */
-#include "server/rest.h"
+#include "common/base64.h"
 
 #include "common/buf.h"
 
 static const char b64_alphabet[] =
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-int rest_b64_encode(sbx_buf *out, const void *data, size_t len)
+int sbx_base64_encode(sbx_buf *out, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 	int rc = sbx_buf_reserve(out, (len + 2) / 3 * 4 + 1);
@@ -42,7 +45,19 @@ int rest_b64_encode(sbx_buf *out, const void *data, size_t len)
 	return SBX_OK;
 }
 
-static int b64_value(unsigned char c)
+char *sbx_base64_string(const void *data, size_t len)
+{
+	sbx_buf b = {0};
+	if (sbx_base64_encode(&b, data, len) || sbx_buf_push(&b, 0)) {
+		sbx_buf_free(&b);
+		return NULL;
+	}
+	return (char *)b.data;
+}
+
+/* The value of one base64 digit; lenient also takes the URL-safe '-'
+ * and '_'. -1 for anything else. */
+static int b64_value(unsigned char c, bool lenient)
 {
 	if (c >= 'A' && c <= 'Z')
 		return c - 'A';
@@ -50,18 +65,22 @@ static int b64_value(unsigned char c)
 		return c - 'a' + 26;
 	if (c >= '0' && c <= '9')
 		return c - '0' + 52;
-	if (c == '+')
+	if (c == '+' || (lenient && c == '-'))
 		return 62;
-	if (c == '/')
+	if (c == '/' || (lenient && c == '_'))
 		return 63;
 	return -1;
 }
 
-int rest_b64_decode(sbx_buf *out, const char *text, size_t len)
+int sbx_base64_decode(sbx_buf *out, const char *text, size_t len,
+		      bool lenient)
 {
 	out->len = 0;
 	size_t data_len = len;
-	if (len % 4 == 0 && len >= 4) {
+	if (lenient) {
+		while (data_len && text[data_len - 1] == '=')
+			data_len--;
+	} else if (len % 4 == 0 && len >= 4) {
 		if (text[len - 1] == '=')
 			data_len--;
 		if (text[len - 2] == '=')
@@ -75,7 +94,7 @@ int rest_b64_decode(sbx_buf *out, const char *text, size_t len)
 	uint32_t acc = 0;
 	int bits = 0;
 	for (size_t i = 0; i < data_len; i++) {
-		int v = b64_value((unsigned char)text[i]);
+		int v = b64_value((unsigned char)text[i], lenient);
 		if (v < 0)
 			return SBX_EPARSE;
 		acc = acc << 6 | (uint32_t)v;
@@ -87,7 +106,7 @@ int rest_b64_decode(sbx_buf *out, const char *text, size_t len)
 		}
 	}
 	/* Leftover bits must be zero, as in canonical encodings. */
-	if (acc != 0)
+	if (acc != 0 && !lenient)
 		return SBX_EPARSE;
 	return SBX_OK;
 }

@@ -5,7 +5,7 @@
  * fields is all that is needed; it rejects truncated or malformed input
  * instead of guessing.
  */
-#include "server/rest.h"
+#include "wire/pb.h"
 
 #include "common/buf.h"
 
@@ -27,37 +27,36 @@ static int read_varint(pb_reader *r, uint64_t *out)
 	return SBX_EPARSE;
 }
 
-int pb_next(pb_reader *r, uint32_t *field, int *wire, uint64_t *varint,
-	    const uint8_t **data, size_t *len)
+int pb_next(pb_reader *r, pb_field *f)
 {
 	if (r->p >= r->end)
 		return 0;
 	uint64_t key;
 	if (read_varint(r, &key))
 		return SBX_EPARSE;
-	*field = (uint32_t)(key >> 3);
-	*wire = (int)(key & 7);
-	if (*field == 0 || key >> 3 > UINT32_MAX)
+	f->num = (uint32_t)(key >> 3);
+	f->wire = (int)(key & 7);
+	if (f->num == 0 || key >> 3 > UINT32_MAX)
 		return SBX_EPARSE;
-	*data = NULL;
-	*len = 0;
-	*varint = 0;
-	switch (*wire) {
+	f->data = NULL;
+	f->len = 0;
+	f->varint = 0;
+	switch (f->wire) {
 	case 0:
-		return read_varint(r, varint) ? SBX_EPARSE : 1;
+		return read_varint(r, &f->varint) ? SBX_EPARSE : 1;
 	case 1:
 		if (r->end - r->p < 8)
 			return SBX_EPARSE;
 		for (int i = 7; i >= 0; i--)
-			*varint = *varint << 8 | r->p[i];
+			f->varint = f->varint << 8 | r->p[i];
 		r->p += 8;
 		return 1;
 	case 2: {
 		uint64_t n;
 		if (read_varint(r, &n) || n > (uint64_t)(r->end - r->p))
 			return SBX_EPARSE;
-		*data = r->p;
-		*len = (size_t)n;
+		f->data = r->p;
+		f->len = (size_t)n;
 		r->p += n;
 		return 1;
 	}
@@ -65,7 +64,7 @@ int pb_next(pb_reader *r, uint32_t *field, int *wire, uint64_t *varint,
 		if (r->end - r->p < 4)
 			return SBX_EPARSE;
 		for (int i = 3; i >= 0; i--)
-			*varint = *varint << 8 | r->p[i];
+			f->varint = f->varint << 8 | r->p[i];
 		r->p += 4;
 		return 1;
 	default:

@@ -1,0 +1,34 @@
+/*
+ * celllines.h - a table's cells as lines of text (internal), the formats
+ * of `saltbox export` and `saltbox import`:
+ *   TSV   one cell a line: row TAB family:qualifier TAB timestamp TAB
+ *         value, the row, qualifier and value as HBase prints bytes
+ *         (Bytes.toStringBinary), so every byte survives;
+ *   JSON  one row a line as an HBase REST CellSet (base64), the body curl
+ *         would PUT to a REST gateway.
+ * The import side is also the fuzz target's (fuzz/fuzz_import_line.c).
+ */
+#ifndef SBX_IO_CELLLINES_H
+#define SBX_IO_CELLLINES_H
+
+#include "saltbox.h"
+
+/* Append one cell as a TSV line, newline included. SBX_OK or SBX_ENOMEM. */
+int io_cell_tsv_line(sbx_buf *out, const sbx_cell *c);
+/* Append one row (every cell of r) as a JSON CellSet line, newline
+ * included. SBX_OK or SBX_ENOMEM. */
+int io_row_json_line(sbx_buf *out, const sbx_result *r);
+
+/*
+ * The mutations one line asks for: one put for a TSV line, one per row
+ * for a JSON line, each cell with its timestamp (JSON cells without one
+ * get the server's). `text` (len bytes, no line end) is NUL-terminated
+ * and may be modified. On SBX_OK *out is an array of *n mutations, the
+ * caller's: sbx_mutation_free() each, then free(*out). Otherwise the line
+ * is bad: nothing is returned and sbx_errmsg() says why ("fewer than 4
+ * fields", "bad timestamp", the JSON error, ...).
+ */
+int io_line_mutations(sbx_mutation ***out, size_t *n, bool json, char *text,
+		      size_t len);
+
+#endif

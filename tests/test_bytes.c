@@ -1,0 +1,117 @@
+/*
+ * test_bytes.c - the shared byte helpers of src/common/bytes.h: HBase's
+ * byte order, hex digits and strings, and HBase's binary strings, strict
+ * (row keys) and lenient (the shell, as Bytes.toBytesBinary).
+ */
+#include "check.h"
+#include "common/base64.h"
+#include "common/buf.h"
+#include "common/bytes.h"
+
+/* CHECK_MEM for expected bytes that hold NULs: the literal's own size. */
+#define CHECK_BYTES(ptr, len, lit)                                           \
+	do {                                                                 \
+		CHECK_INT((len), sizeof(lit) - 1);                           \
+		CHECK((len) == sizeof(lit) - 1 &&                            \
+		      memcmp((ptr), (lit), sizeof(lit) - 1) == 0);           \
+	} while (0)
+
+static int sign(int c)
+{
+	return c < 0 ? -1 : c > 0;
+}
+
+static void test_bytes_cmp_is_hbase_order(void)
+{
+	CHECK_INT(sign(sbx_bytes_cmp("a", 1, "b", 1)), -1);
+	CHECK_INT(sign(sbx_bytes_cmp("b", 1, "a", 1)), 1);
+	CHECK_INT(sbx_bytes_cmp("ab", 2, "ab", 2), 0);
+	/* a proper prefix sorts first; the empty string before everything */
+	CHECK_INT(sign(sbx_bytes_cmp("ab", 2, "abc", 3)), -1);
+	CHECK_INT(sign(sbx_bytes_cmp("abc", 3, "ab", 2)), 1);
+	CHECK_INT(sign(sbx_bytes_cmp(NULL, 0, "\x00", 1)), -1);
+	CHECK_INT(sbx_bytes_cmp(NULL, 0, NULL, 0), 0);
+	/* unsigned bytes: 0xFF after 0x7F */
+	CHECK_INT(sign(sbx_bytes_cmp("\xff", 1, "\x7f", 1)), 1);
+}
+
+static void test_hex_digits_and_strings(void)
+{
+	CHECK_INT(sbx_hex_digit('0'), 0);
+	CHECK_INT(sbx_hex_digit('9'), 9);
+	CHECK_INT(sbx_hex_digit('a'), 10);
+	CHECK_INT(sbx_hex_digit('F'), 15);
+	CHECK_INT(sbx_hex_digit('g'), -1);
+	CHECK_INT(sbx_hex_digit('\xff'), -1);
+	sbx_buf b = {0};
+	CHECK_INT(sbx_hex_append(&b, "\x00\x1f\xab", 3, false), SBX_OK);
+	CHECK_MEM(b.data, b.len, "001fab");
+	CHECK_INT(sbx_hex_append(&b, "\xab", 1, true), SBX_OK);
+	CHECK_MEM(b.data, b.len, "001fabAB");
+	sbx_buf_reset(&b);
+	size_t bad = 99;
+	CHECK_INT(sbx_hex_decode(&b, "00fFa0", 6, &bad), SBX_OK);
+	CHECK_BYTES(b.data, b.len, "\x00\xff\xa0");
+	CHECK_INT(sbx_hex_decode(&b, "abc", 3, &bad), SBX_EINVAL);
+	CHECK_INT(bad, 3);
+	CHECK_INT(sbx_hex_decode(&b, "ab0g", 4, &bad), SBX_EINVAL);
+	CHECK_INT(bad, 2);
+	CHECK_INT(b.len, 3); /* a failed decode appends nothing */
+	sbx_buf_free(&b);
+}
+
+static void test_binary_strings(void)
+{
+	sbx_buf b = {0};
+	CHECK_INT(sbx_binary_string_append(&b, "a b~\\\x00\x7f\xff\n", 9),
+		  SBX_OK);
+	CHECK_MEM(b.data, b.len, "a b~\\x5C\\x00\\x7F\\xFF\\x0A");
+	sbx_buf_reset(&b);
+	size_t bad = 99;
+	CHECK_INT(sbx_binary_string_decode(&b, "a\\x00\\xfFz", 10, true, &bad),
+		  SBX_OK);
+	CHECK_BYTES(b.data, b.len, "a\x00\xffz");
+	/* strict: a backslash that is not \xHH is an error, at its offset */
+	CHECK_INT(sbx_binary_string_decode(&b, "ok\\n", 4, true, &bad),
+		  SBX_EINVAL);
+	CHECK_INT(bad, 2);
+	CHECK_INT(sbx_binary_string_decode(&b, "\\x4", 3, true, &bad),
+		  SBX_EINVAL);
+	CHECK_INT(bad, 0);
+	CHECK_INT(b.len, 4);
+	/* lenient, HBase's toBytesBinary: a bogus \x loses its backslash,
+	 * another backslash stays */
+	sbx_buf_reset(&b);
+	CHECK_INT(sbx_binary_string_decode(&b, "\\xZ1\\n\\x4", 9, false, &bad),
+		  SBX_OK);
+	CHECK_MEM(b.data, b.len, "xZ1\\nx4");
+	sbx_buf_free(&b);
+}
+
+static void test_base64_strict_and_lenient(void)
+{
+	sbx_buf b = {0};
+	CHECK_INT(sbx_base64_encode(&b, "\xfb\xff", 2), SBX_OK);
+	CHECK_MEM(b.data, b.len, "+/8=");
+	char *s = sbx_base64_string("hello", 5);
+	CHECK_STR(s, "aGVsbG8=");
+	free(s);
+	CHECK_INT(sbx_base64_decode(&b, "+/8=", 4, false), SBX_OK);
+	CHECK_BYTES(b.data, b.len, "\xfb\xff");
+	/* URL-safe letters and stray padding: only the lenient form */
+	CHECK_INT(sbx_base64_decode(&b, "-_8", 3, false), SBX_EPARSE);
+	CHECK_INT(sbx_base64_decode(&b, "-_8", 3, true), SBX_OK);
+	CHECK_BYTES(b.data, b.len, "\xfb\xff");
+	CHECK_INT(sbx_base64_decode(&b, "aGVsbG8===", 10, false), SBX_EPARSE);
+	CHECK_INT(sbx_base64_decode(&b, "aGVsbG8===", 10, true), SBX_OK);
+	CHECK_MEM(b.data, b.len, "hello");
+	/* unused bits set: not canonical, so strict refuses it */
+	CHECK_INT(sbx_base64_decode(&b, "aGVsbG9=", 8, false), SBX_EPARSE);
+	CHECK_INT(sbx_base64_decode(&b, "aGVsbG9=", 8, true), SBX_OK);
+	CHECK_MEM(b.data, b.len, "hello");
+	CHECK_INT(sbx_base64_decode(&b, "a", 1, true), SBX_EPARSE);
+	sbx_buf_free(&b);
+}
+
+TEST_MAIN(T(test_bytes_cmp_is_hbase_order), T(test_hex_digits_and_strings),
+	  T(test_binary_strings), T(test_base64_strict_and_lenient))
