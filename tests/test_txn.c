@@ -962,6 +962,9 @@ static void test_out_of_memory_everywhere(void)
 		long failed = sbx_alloc_failed();
 		sbx_alloc_fail_after(-1);
 		clean = rc == SBX_OK && failed == 0;
+		if (rc != SBX_OK && rc != SBX_ENOMEM)
+			fprintf(stderr, "n=%ld rc=%s %s\n", n, sbx_strerror(rc),
+				sbx_errmsg());
 		CHECK(rc == SBX_OK || rc == SBX_ENOMEM);
 		fake_now += LOCK_TIMEOUT_MS + 1;
 		size_t resolved, remaining;

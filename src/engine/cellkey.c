@@ -5,6 +5,7 @@
  * with another row's.
  */
 #include "engine/cellkey.h"
+#include "common/error.h"
 
 #include <assert.h>
 #include <string.h>
@@ -126,6 +127,10 @@ size_t cellkey_unescape(const uint8_t *p, size_t n, sbx_buf *out)
 int cellkey_decode(const uint8_t *key, size_t key_len, sbx_buf *row,
 		   sbx_buf *qual, cellkey_parts *parts)
 {
+	/* room first: unescaping then fails only on a corrupt key */
+	if ((row && sbx_buf_reserve(row, key_len)) ||
+	    (qual && sbx_buf_reserve(qual, key_len)))
+		return SBX_ENOMEM_SET();
 	size_t r = row ? cellkey_unescape(key, key_len, row)
 		       : segment_len(key, key_len);
 	if (!r)

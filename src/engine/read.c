@@ -30,6 +30,9 @@ static int cur_row(famcur *c)
 	size_t kl;
 	const uint8_t *k = (const uint8_t *)rocksdb_iter_key(c->it, &kl);
 	c->row.len = 0;
+	/* room first: unescaping fails only on a corrupt key then */
+	if (sbx_buf_reserve(&c->row, kl))
+		return SBX_ENOMEM_SET();
 	if (!cellkey_unescape(k, kl, &c->row))
 		return sbx_error_set(SBX_EIO, "corrupt cell key in family '%s'",
 				     c->fam->desc.name);
