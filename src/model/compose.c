@@ -68,7 +68,7 @@ int sbx_result_from_cells(sbx_result **out, const void *row, size_t row_len,
 			  const sbx_cell *cells, size_t n)
 {
 	*out = NULL;
-	sbx_result *r;
+	sbx_result *r = NULL; /* result_new_sized leaves it unset on failure */
 	size_t bytes = 0;
 	for (size_t i = 0; i < n; i++)
 		bytes += cells[i].family_len + cells[i].qualifier_len +
