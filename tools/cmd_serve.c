@@ -27,7 +27,7 @@ static void serve_usage(FILE *out)
 		"                     [--max-scanners N] [--max-client-scanners N]\n"
 		"                     [--max-connections N] [--max-ip-connections N]\n"
 		"                     [--header-timeout SECONDS] [--idle-timeout SECONDS]\n"
-		"                     [--trace FILE]\n\n"
+		"                     [--trace FILE] [--metrics-bucket-ms MS]\n\n"
 		"Serve the store in DIR (default ./saltbox-data) over HBase's REST\n"
 		"protocol, so HBase REST clients (curl, node-hbase, ...) work unchanged.\n\n"
 		"  --data DIR          store directory, created if missing\n"
@@ -53,7 +53,9 @@ static void serve_usage(FILE *out)
 		"  --idle-timeout S    close a connection idle S seconds otherwise\n"
 		"                      (default 120)\n"
 		"  --trace FILE        append every operation's row key to FILE as a\n"
-		"                      keyviz trace (saltbox keyviz simulate -t FILE)\n");
+		"                      keyviz trace (saltbox keyviz simulate -t FILE)\n"
+		"  --metrics-bucket-ms MS  width of a load-metrics bucket, the heatmap's\n"
+		"                      column (default 1000; 600 buckets are kept)\n");
 }
 
 /* The token is the first line of path, without its line end. */
@@ -119,6 +121,7 @@ int cmd_serve(int argc, char **argv)
 		{"header-timeout", required_argument, NULL, 'H'},
 		{"idle-timeout", required_argument, NULL, 'O'},
 		{"trace", required_argument, NULL, 'x'},
+		{"metrics-bucket-ms", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -126,6 +129,7 @@ int cmd_serve(int argc, char **argv)
 	sbx_server_opts_init(&so);
 	const char *data = "./saltbox-data";
 	const char *trace = NULL;
+	int64_t bucket_ms = 0;
 	static char token_buf[1024];
 	so.token = getenv("SALTBOX_TOKEN");
 	if (so.token && !*so.token)
@@ -137,6 +141,11 @@ int cmd_serve(int argc, char **argv)
 		switch (c) {
 		case 'd': data = optarg; break;
 		case 'x': trace = optarg; break;
+		case 'M':
+			if (parse_size(optarg, 10, 3600000, &v))
+				goto bad;
+			bucket_ms = (int64_t)v;
+			break;
 		case 'b': so.bind = optarg; break;
 		case 'r': so.read_only = true; break;
 		case 't': so.token = *optarg ? optarg : NULL; break;
@@ -228,6 +237,8 @@ int cmd_serve(int argc, char **argv)
 	sbx_db_options dbo;
 	sbx_db_options_init(&dbo);
 	dbo.trace_path = trace;
+	if (bucket_ms)
+		dbo.metrics_bucket_ms = bucket_ms;
 	int rc = sbx_db_open(&db, data, &dbo);
 	if (rc) {
 		fprintf(stderr, "saltbox serve: cannot open '%s': %s\n", data,

@@ -5,6 +5,7 @@
  * parentheses so buf.h's macros do not expand them.
  */
 #include "common/buf.h"
+#include "common/alloc.h"
 #include "common/error.h"
 
 #include <assert.h>
@@ -23,7 +24,7 @@ int sbx_buf_grow(sbx_buf *b, size_t extra)
 	size_t cap = b->cap ? b->cap : 64;
 	while (cap < b->len + extra)
 		cap *= 2;
-	uint8_t *p = realloc(b->data, cap);
+	uint8_t *p = sbx_realloc(b->data, cap);
 	if (!p)
 		return SBX_ENOMEM_SET();
 	b->data = p;

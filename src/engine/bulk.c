@@ -6,6 +6,7 @@
  * Ingested cells get newer RocksDB sequence numbers, but reads still decide
  * by the timestamp in the key.
  */
+#include "common/alloc.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
@@ -84,7 +85,7 @@ int engine_bulk_open(void **out, void *p, const char *table_name,
 				     "cannot create '%s': %s", dir,
 				     strerror(err));
 	}
-	bulk_writer *b = calloc(1, sizeof *b);
+	bulk_writer *b = sbx_calloc(1, sizeof *b);
 	if (!b) {
 		rmdir(dir);
 		table_unref(t);
@@ -93,10 +94,10 @@ int engine_bulk_open(void **out, void *p, const char *table_name,
 	b->e = e;
 	b->t = t;
 	b->now = engine_now_ms();
-	b->dir = strdup(dir);
+	b->dir = sbx_strdup(dir);
 	b->env = rocksdb_envoptions_create();
 	pthread_rwlock_rdlock(&t->lock); /* the family list */
-	b->fams = calloc(t->nfams ? t->nfams : 1, sizeof *b->fams);
+	b->fams = sbx_calloc(t->nfams ? t->nfams : 1, sizeof *b->fams);
 	rc = b->dir && b->env && b->fams ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < t->nfams; i++) {
 		bulk_family *f = &b->fams[b->nfams++];
@@ -251,7 +252,7 @@ static int list_files(char ***out, size_t *n, const char *dir)
 			continue;
 		if (*n + 1 >= cap) {
 			cap = cap ? 2 * cap : 8;
-			char **nv = realloc(v, cap * sizeof *nv);
+			char **nv = sbx_realloc(v, cap * sizeof *nv);
 			if (!nv) {
 				rc = SBX_ENOMEM_SET();
 				break;

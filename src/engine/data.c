@@ -6,13 +6,14 @@
  */
 #include "engine/engine.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 
 #include <stdlib.h>
 
 int engine_table_open(void **out, void *p, const char *name)
 {
-	table_handle *h = calloc(1, sizeof *h);
+	table_handle *h = sbx_calloc(1, sizeof *h);
 	if (!h)
 		return SBX_ENOMEM_SET();
 	int rc = engine_table_get(&h->t, p, name);
@@ -53,7 +54,7 @@ typedef struct engine_scanner {
 int engine_scanner_open(void **out, void *p, const sbx_scan_opts *o)
 {
 	table_handle *h = p;
-	engine_scanner *s = calloc(1, sizeof *s);
+	engine_scanner *s = sbx_calloc(1, sizeof *s);
 	if (!s)
 		return SBX_ENOMEM_SET();
 	int rc = table_lock_for_data(h->t, true);

@@ -7,6 +7,7 @@
  */
 #include "engine/engine.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 #include "model/backend.h"
 
@@ -136,13 +137,13 @@ static int read_catalog_readonly(engine *e, const char *path)
 int engine_open(void **out, const char *path, const sbx_db_options *opts)
 {
 	*out = NULL;
-	engine *e = calloc(1, sizeof *e);
+	engine *e = sbx_calloc(1, sizeof *e);
 	if (!e)
 		return SBX_ENOMEM_SET();
 	e->opts = *opts;
 	e->dirlock_fd = -1;
 	e->opts.trace_path = NULL; /* the file is opened below; no copy kept */
-	if (!(e->path = strdup(path))) {
+	if (!(e->path = sbx_strdup(path))) {
 		free(e);
 		return SBX_ENOMEM_SET();
 	}
@@ -208,9 +209,10 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 
 	bool have_cfs = cfs && ncf > 0;
 	size_t n = have_cfs ? ncf : 1;
-	const char **names = calloc(n, sizeof *names);
-	rocksdb_options_t **copts = calloc(n, sizeof *copts);
-	rocksdb_column_family_handle_t **handles = calloc(n, sizeof *handles);
+	const char **names = sbx_calloc(n, sizeof *names);
+	rocksdb_options_t **copts = sbx_calloc(n, sizeof *copts);
+	rocksdb_column_family_handle_t **handles =
+	    sbx_calloc(n, sizeof *handles);
 	if (!names || !copts || !handles) {
 		rc = SBX_ENOMEM_SET();
 		goto done;

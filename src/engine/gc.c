@@ -6,6 +6,7 @@
  * deletes). Keys come sorted, so one pass with per-row state suffices; the
  * engine never enables subcompactions, which would split a row's state.
  */
+#include "common/alloc.h"
 #include "engine/cellkey.h"
 #include "engine/engine.h"
 
@@ -41,7 +42,7 @@ static void ts_set_add(ts_set *s, int64_t ts)
 		return;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 8;
-		int64_t *v = realloc(s->v, cap * sizeof *v);
+		int64_t *v = sbx_realloc(s->v, cap * sizeof *v);
 		if (!v)
 			return; /* keeping more cells is always safe */
 		s->v = v;
@@ -163,7 +164,7 @@ static rocksdb_compactionfilter_t *
 gc_create_filter(void *state, rocksdb_compactionfiltercontext_t *ctx)
 {
 	gc_params *gc = state;
-	gc_filter *f = calloc(1, sizeof *f);
+	gc_filter *f = sbx_calloc(1, sizeof *f);
 	if (!f)
 		return NULL;
 	pthread_mutex_lock(&gc->lock);
@@ -263,7 +264,7 @@ rocksdb_options_t *family_rocks_options(engine *e, const sbx_family_desc *d,
 	rocksdb_options_set_compression(o, comp[d->compression]);
 	rocksdb_options_set_write_buffer_size(o, 64u << 20);
 
-	gc_params *gc = calloc(1, sizeof *gc);
+	gc_params *gc = sbx_calloc(1, sizeof *gc);
 	if (gc) {
 		pthread_mutex_init(&gc->lock, NULL);
 		gc_params_update(gc, d);

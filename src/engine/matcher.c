@@ -6,6 +6,7 @@
  * markers, and it is kept from row to row.
  */
 #include "engine/matcher.h"
+#include "common/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +80,7 @@ static bool ts_set_add(ts_set *s, int64_t ts)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 8;
-		int64_t *v = realloc(s->v, cap * sizeof *v);
+		int64_t *v = sbx_realloc(s->v, cap * sizeof *v);
 		if (!v)
 			return false;
 		s->v = v;

@@ -8,6 +8,7 @@
  */
 #include "engine/reader.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "model/result.h"
@@ -156,7 +157,7 @@ static int buffer_row_backwards(reader *r, famcur *c)
 		const char *v = rocksdb_iter_value(c->it, &vl);
 		if (b->n == b->cap) {
 			size_t cap = b->cap ? b->cap * 2 : 16;
-			rowbuf_ent *e = realloc(b->ents, cap * sizeof *e);
+			rowbuf_ent *e = sbx_realloc(b->ents, cap * sizeof *e);
 			if (!e)
 				return SBX_ENOMEM_SET();
 			b->ents = e;

@@ -7,6 +7,7 @@
  */
 #include "engine/reader.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "model/result.h"
@@ -49,7 +50,7 @@ static int add_famcur(reader *r, family *f, const sbx_read_opts *o)
 		}
 	if (whole || n == 0)
 		return SBX_OK;
-	c->quals = calloc(n, sizeof *c->quals);
+	c->quals = sbx_calloc(n, sizeof *c->quals);
 	if (!c->quals)
 		return SBX_ENOMEM_SET();
 	for (size_t i = 0; i < o->ncolumns; i++)
@@ -202,12 +203,12 @@ static reader *reader_alloc(table *t, size_t nfc)
 	reader *r = (reader *)atomic_exchange_explicit(
 		&t->spare_reader, NULL, memory_order_acquire);
 	if (!r) {
-		if (!(r = calloc(1, sizeof *r)))
+		if (!(r = sbx_calloc(1, sizeof *r)))
 			return NULL;
 		r->park.release = reader_release;
 	}
 	if (r->fc_cap < nfc) {
-		famcur *fc = realloc(r->fc, nfc * sizeof *fc);
+		famcur *fc = sbx_realloc(r->fc, nfc * sizeof *fc);
 		if (!fc) {
 			reader_free(r);
 			return NULL;
@@ -314,8 +315,8 @@ int reader_setup(reader **out, engine *e, table *t, const sbx_scan_opts *o,
 							 r->fc[0].fam->cf);
 	} else if (r->nfc > 1) {
 		rocksdb_column_family_handle_t **cfs =
-			calloc(r->nfc, sizeof *cfs);
-		rocksdb_iterator_t **its = calloc(r->nfc, sizeof *its);
+		    sbx_calloc(r->nfc, sizeof *cfs);
+		rocksdb_iterator_t **its = sbx_calloc(r->nfc, sizeof *its);
 		char *err = NULL;
 		if (cfs && its) {
 			for (size_t i = 0; i < r->nfc; i++)

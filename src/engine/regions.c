@@ -7,7 +7,9 @@
  * the table's column families, so a split or merge moves no cell: it swaps
  * the map under the table's write lock.
  */
+#include "common/alloc.h"
 #include "common/bytes.h"
+#include "common/clock.h"
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "engine/engine.h"
@@ -23,11 +25,11 @@
 static region *region_new(engine *e, const uint8_t *s, size_t sl,
 			  const uint8_t *en, size_t el, uint64_t id, int server)
 {
-	region *r = calloc(1, sizeof *r);
+	region *r = sbx_calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
 	r->nslots = e->opts.metrics_buckets > 0 ? e->opts.metrics_buckets : 1;
-	r->slots = calloc((size_t)r->nslots, sizeof *r->slots);
+	r->slots = sbx_calloc((size_t)r->nslots, sizeof *r->slots);
 	if (!r->slots || sbx_buf_set(&r->start, s, sl) ||
 	    sbx_buf_set(&r->end, en, el)) {
 		region_free(r);
@@ -57,9 +59,7 @@ region *region_for_row(const table *t, const uint8_t *row, size_t len)
  * resolution, no syscall) is plenty and is read on every routed row. */
 static int64_t coarse_now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return sbx_clock_coarse_ms();
 }
 
 static load_slot *current_slot(engine *e, region *r)
@@ -115,8 +115,8 @@ static uint64_t recent_load(const region *r)
 /* This table's regions as the balancer sees them; NULL on ENOMEM. */
 static placement_region *placement_of(const table *t)
 {
-	placement_region *pr = malloc((t->nregions ? t->nregions : 1) *
-				      sizeof *pr);
+	placement_region *pr =
+	    sbx_malloc((t->nregions ? t->nregions : 1) * sizeof *pr);
 	for (size_t i = 0; pr && i < t->nregions; i++)
 		pr[i] = (placement_region){t->regions[i]->server,
 					   recent_load(t->regions[i])};
@@ -215,7 +215,7 @@ void regions_clear(engine *e, table *t)
 static int regions_set(engine *e, table *t, sbx_buf *starts, uint64_t *ids,
 		       int *servers, size_t n)
 {
-	region **rs = calloc(n, sizeof *rs);
+	region **rs = sbx_calloc(n, sizeof *rs);
 	if (!rs)
 		return SBX_ENOMEM_SET();
 	for (size_t i = 0; i < n; i++) {
@@ -260,9 +260,9 @@ int regions_from_json(engine *e, table *t, const char *s, size_t n)
 		if (!strcmp(pname, policy_names[i]))
 			kind = i;
 	size_t cnt = json_array_size(arr);
-	sbx_buf *starts = calloc(cnt, sizeof *starts);
-	uint64_t *ids = calloc(cnt, sizeof *ids);
-	int *servers = calloc(cnt, sizeof *servers);
+	sbx_buf *starts = sbx_calloc(cnt, sizeof *starts);
+	uint64_t *ids = sbx_calloc(cnt, sizeof *ids);
+	int *servers = sbx_calloc(cnt, sizeof *servers);
 	int rc = kind < 0 || !starts || !ids || !servers
 			 ? sbx_error_set(SBX_EIO, "corrupt region record")
 			 : SBX_OK;
@@ -322,8 +322,8 @@ int regions_init(engine *e, table *t, const sbx_bytes *splits, size_t n)
 					     i);
 	}
 	sbx_split_policy_init(&t->policy);
-	sbx_buf *starts = calloc(n + 1, sizeof *starts);
-	uint64_t *ids = calloc(n + 1, sizeof *ids);
+	sbx_buf *starts = sbx_calloc(n + 1, sizeof *starts);
+	uint64_t *ids = sbx_calloc(n + 1, sizeof *ids);
 	int rc = starts && ids ? SBX_OK : SBX_ENOMEM_SET();
 	uint64_t now = (uint64_t)engine_now_ms();
 	for (size_t i = 0; !rc && i <= n; i++) {
@@ -416,7 +416,7 @@ static int family_midpoint(engine *e, family *f, const sbx_buf *lo,
 		rocksdb_readoptions_set_iterate_lower_bound(ro, (const char *)lo->data, lo->len);
 	rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)hi->data, hi->len);
 	rocksdb_iterator_t *it = rocksdb_create_iterator_cf(e->db, ro, f->cf);
-	mid_sample *smp = calloc(MID_SAMPLES, sizeof *smp);
+	mid_sample *smp = sbx_calloc(MID_SAMPLES, sizeof *smp);
 	size_t ns = 0;
 	uint64_t step = 4096, next = 0, cum = 0;
 	sbx_buf prev = {0};
@@ -553,7 +553,7 @@ static int split_at(engine *e, table *t, size_t idx, const uint8_t *key,
 		now = p->id + 1;
 	region *a = region_new(e, p->start.data, p->start.len, key, len, now, p->server);
 	region *b = region_new(e, key, len, p->end.data, p->end.len, now, 0);
-	region **rs = realloc(t->regions, (t->nregions + 1) * sizeof *rs);
+	region **rs = sbx_realloc(t->regions, (t->nregions + 1) * sizeof *rs);
 	if (!a || !b || !rs) {
 		region_free(a);
 		region_free(b);
@@ -590,7 +590,7 @@ static size_t region_index(const table *t, const region *r)
 
 static family **ref_families(table *t, size_t *n)
 {
-	family **fams = calloc(t->nfams ? t->nfams : 1, sizeof *fams);
+	family **fams = sbx_calloc(t->nfams ? t->nfams : 1, sizeof *fams);
 	for (size_t i = 0; fams && i < t->nfams; i++) {
 		fams[i] = t->fams[i];
 		atomic_fetch_add(&fams[i]->refs, 1);
@@ -713,7 +713,7 @@ static void region_name(char *out, size_t cap, const table *t, const region *r,
 
 static uint8_t *dup_bytes(const sbx_buf *b)
 {
-	uint8_t *p = malloc(b->len ? b->len : 1);
+	uint8_t *p = sbx_malloc(b->len ? b->len : 1);
 	if (p && b->len)
 		memcpy(p, b->data, b->len);
 	return p;
@@ -730,12 +730,13 @@ int engine_regions(sbx_region_info **out, size_t *n, void *p, const char *name)
 		return rc;
 	pthread_rwlock_rdlock(&t->lock);
 	notice_flush(e, t);
-	sbx_region_info *v = calloc(t->nregions ? t->nregions : 1, sizeof *v);
+	sbx_region_info *v =
+	    sbx_calloc(t->nregions ? t->nregions : 1, sizeof *v);
 	for (size_t i = 0; v && i < t->nregions; i++) {
 		region *r = t->regions[i];
 		char nm[1400];
 		region_name(nm, sizeof nm, t, r, v[i].encoded);
-		v[i].name = strdup(nm);
+		v[i].name = sbx_strdup(nm);
 		v[i].id = r->id;
 		v[i].start_key = dup_bytes(&r->start);
 		v[i].start_len = r->start.len;
@@ -788,7 +789,7 @@ int engine_split(void *p, const char *name, const void *key, size_t len)
 	pthread_rwlock_rdlock(&t->lock);
 	bool disabled = t->policy.kind == SBX_SPLIT_DISABLED;
 	size_t n = t->nregions;
-	uint64_t *ids = calloc(n ? n : 1, sizeof *ids);
+	uint64_t *ids = sbx_calloc(n ? n : 1, sizeof *ids);
 	for (size_t i = 0; ids && i < n; i++)
 		ids[i] = t->regions[i]->id;
 	pthread_rwlock_unlock(&t->lock);
@@ -904,7 +905,7 @@ int engine_load(sbx_region_load **out, size_t *n, void *p, const char *name,
 	int64_t cur = coarse_now_ms() / w * w;
 	pthread_rwlock_rdlock(&t->lock);
 	size_t cnt = t->nregions;
-	sbx_region_load *v = calloc(cnt ? cnt : 1, sizeof *v);
+	sbx_region_load *v = sbx_calloc(cnt ? cnt : 1, sizeof *v);
 	for (size_t i = 0; v && !rc && i < cnt; i++) {
 		region *r = t->regions[i];
 		size_t nb = nbuckets < (size_t)r->nslots ? nbuckets : (size_t)r->nslots;
@@ -914,7 +915,7 @@ int engine_load(sbx_region_load **out, size_t *n, void *p, const char *name,
 		v[i].end_len = r->end.len;
 		v[i].server = r->server;
 		v[i].nbuckets = nb;
-		v[i].buckets = calloc(nb ? nb : 1, sizeof *v[i].buckets);
+		v[i].buckets = sbx_calloc(nb ? nb : 1, sizeof *v[i].buckets);
 		if (!v[i].start_key || !v[i].end_key || !v[i].buckets) {
 			rc = SBX_ENOMEM_SET();
 			break;

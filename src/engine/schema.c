@@ -7,6 +7,7 @@
  */
 #include "engine/engine.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 #include "model/names.h"
 
@@ -96,10 +97,10 @@ int engine_ns_list(char ***out, void *p)
 	engine *e = p;
 	*out = NULL;
 	pthread_rwlock_rdlock(&e->catalog_lock);
-	char **v = calloc(e->nnamespaces + 1, sizeof *v);
+	char **v = sbx_calloc(e->nnamespaces + 1, sizeof *v);
 	size_t n = 0;
 	for (size_t i = 0; v && i < e->nnamespaces; i++)
-		if ((v[n] = strdup(e->namespaces[i])))
+		if ((v[n] = sbx_strdup(e->namespaces[i])))
 			n++;
 	pthread_rwlock_unlock(&e->catalog_lock);
 	if (!v || n != e->nnamespaces) {
@@ -224,14 +225,14 @@ int engine_table_describe(sbx_table_info **out, void *p, const char *name)
 	int rc = engine_table_get(&t, p, name);
 	if (rc)
 		return rc;
-	sbx_table_info *info = calloc(1, sizeof *info);
+	sbx_table_info *info = sbx_calloc(1, sizeof *info);
 	pthread_rwlock_rdlock(&t->lock);
 	if (info) {
-		info->name = strdup(t->name);
+		info->name = sbx_strdup(t->name);
 		info->enabled = t->enabled;
 		info->nfamilies = t->nfams;
-		info->families = calloc(t->nfams ? t->nfams : 1,
-					sizeof *info->families);
+		info->families =
+		    sbx_calloc(t->nfams ? t->nfams : 1, sizeof *info->families);
 		for (size_t i = 0; info->families && i < t->nfams; i++)
 			info->families[i] = t->fams[i]->desc;
 	}
@@ -250,10 +251,10 @@ int engine_table_list(char ***out, void *p)
 	engine *e = p;
 	*out = NULL;
 	pthread_rwlock_rdlock(&e->catalog_lock);
-	char **v = calloc(e->ntables + 1, sizeof *v);
+	char **v = sbx_calloc(e->ntables + 1, sizeof *v);
 	size_t n = 0;
 	for (size_t i = 0; v && i < e->ntables; i++)
-		if ((v[n] = strdup(e->tables[i]->name)))
+		if ((v[n] = sbx_strdup(e->tables[i]->name)))
 			n++;
 	size_t want = e->ntables;
 	pthread_rwlock_unlock(&e->catalog_lock);
@@ -376,7 +377,7 @@ static int do_truncate(engine *e, table *t, const void *arg)
 	(void)arg;
 	size_t n = t->nfams;
 	family **old = t->fams;
-	family **fresh = calloc(n, sizeof *fresh);
+	family **fresh = sbx_calloc(n, sizeof *fresh);
 	if (!fresh)
 		return SBX_ENOMEM_SET();
 	int rc = SBX_OK;

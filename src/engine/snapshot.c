@@ -6,13 +6,14 @@
  * built under snapshots/.NAME.tmp and renamed into place, so a crash never
  * leaves half a snapshot under a name.
  */
+#include "common/alloc.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "engine/catalog.h"
 #include "engine/engine.h"
-#include "saltbox/rowkey.h"
 #include "model/names.h"
+#include "saltbox/rowkey.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -127,11 +128,11 @@ static int meta_read(snap_meta *m, const engine *e, const char *name)
 		json_decref(o);
 		return sbx_error_set(SBX_EIO, "snapshot '%s' is corrupt", name);
 	}
-	m->table = strdup(table);
+	m->table = sbx_strdup(table);
 	m->created_ms = created;
 	m->nfams = json_array_size(fams);
-	m->fams = calloc(m->nfams, sizeof *m->fams);
-	m->splits = calloc(json_array_size(splits) + 1, sizeof *m->splits);
+	m->fams = sbx_calloc(m->nfams, sizeof *m->fams);
+	m->splits = sbx_calloc(json_array_size(splits) + 1, sizeof *m->splits);
 	rc = m->table && m->fams && m->splits ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < m->nfams; i++)
 		rc = family_from_json(&m->fams[i].desc, m->fams[i].cf_name,
@@ -254,7 +255,8 @@ int engine_snapshot_list(sbx_snapshot_info **out, size_t *n, void *p)
 			continue; /* not a snapshot */
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 8;
-			sbx_snapshot_info *nv = realloc(v, cap * sizeof *nv);
+			sbx_snapshot_info *nv =
+			    sbx_realloc(v, cap * sizeof *nv);
 			if (!nv) {
 				meta_free(&m);
 				rc = SBX_ENOMEM_SET();
@@ -262,7 +264,7 @@ int engine_snapshot_list(sbx_snapshot_info **out, size_t *n, void *p)
 			}
 			v = nv;
 		}
-		v[*n].name = strdup(de->d_name);
+		v[*n].name = sbx_strdup(de->d_name);
 		v[*n].table = m.table;
 		v[*n].created_ms = m.created_ms;
 		m.table = NULL;
@@ -323,9 +325,9 @@ static int copy_cells(engine *e, const snap_meta *m, const char *cpdir,
 		      table *dst)
 {
 	size_t n = m->nfams + 1;
-	const char **names = calloc(n, sizeof *names);
-	const rocksdb_options_t **opts = calloc(n, sizeof *opts);
-	rocksdb_column_family_handle_t **h = calloc(n, sizeof *h);
+	const char **names = sbx_calloc(n, sizeof *names);
+	const rocksdb_options_t **opts = sbx_calloc(n, sizeof *opts);
+	rocksdb_column_family_handle_t **h = sbx_calloc(n, sizeof *h);
 	int rc = names && opts && h ? SBX_OK : SBX_ENOMEM_SET();
 	rocksdb_t *src = NULL;
 	if (!rc) {
@@ -415,7 +417,7 @@ static int clone_as(engine *e, const char *name, const char *table_name)
 	int rc = meta_read(&m, e, name);
 	if (rc)
 		return rc;
-	sbx_family_desc *descs = calloc(m.nfams, sizeof *descs);
+	sbx_family_desc *descs = sbx_calloc(m.nfams, sizeof *descs);
 	if (!descs) {
 		meta_free(&m);
 		return SBX_ENOMEM_SET();

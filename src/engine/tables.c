@@ -7,6 +7,7 @@
  */
 #include "engine/engine.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 #include "model/names.h"
 
@@ -19,7 +20,7 @@
 
 family *family_new(engine *e, const sbx_family_desc *d, const char *cf_name)
 {
-	family *f = calloc(1, sizeof *f);
+	family *f = sbx_calloc(1, sizeof *f);
 	if (!f)
 		return NULL;
 	atomic_init(&f->refs, 1);
@@ -40,7 +41,7 @@ void family_unref(family *f)
 
 table *table_new(const char *ns, const char *q)
 {
-	table *t = calloc(1, sizeof *t);
+	table *t = sbx_calloc(1, sizeof *t);
 	if (!t)
 		return NULL;
 	atomic_init(&t->refs, 1);
@@ -105,7 +106,7 @@ static int cmp_family_ptr(const void *a, const void *b)
 int table_add_family(table *t, family *f)
 {
 	assert(!table_family(t, f->desc.name));
-	family **fams = realloc(t->fams, (t->nfams + 1) * sizeof *fams);
+	family **fams = sbx_realloc(t->fams, (t->nfams + 1) * sizeof *fams);
 	if (!fams)
 		return SBX_ENOMEM_SET();
 	t->fams = fams;
@@ -162,11 +163,11 @@ bool engine_has_namespace(engine *e, const char *ns)
 
 int engine_add_namespace(engine *e, const char *ns)
 {
-	char **v = realloc(e->namespaces, (e->nnamespaces + 1) * sizeof *v);
+	char **v = sbx_realloc(e->namespaces, (e->nnamespaces + 1) * sizeof *v);
 	if (!v)
 		return SBX_ENOMEM_SET();
 	e->namespaces = v;
-	if (!(v[e->nnamespaces] = strdup(ns)))
+	if (!(v[e->nnamespaces] = sbx_strdup(ns)))
 		return SBX_ENOMEM_SET();
 	e->nnamespaces++;
 	return SBX_OK;
@@ -184,7 +185,7 @@ void engine_remove_namespace(engine *e, const char *ns)
 
 int engine_add_table(engine *e, table *t)
 {
-	table **v = realloc(e->tables, (e->ntables + 1) * sizeof *v);
+	table **v = sbx_realloc(e->tables, (e->ntables + 1) * sizeof *v);
 	if (!v)
 		return SBX_ENOMEM_SET();
 	e->tables = v;

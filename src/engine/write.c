@@ -5,6 +5,7 @@
  * increments, appends and latest-version deletes need, and commits every
  * cell of the row in one RocksDB write batch, so readers see all or none.
  */
+#include "common/alloc.h"
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "engine/engine.h"
@@ -234,7 +235,7 @@ static int rmw_write(row_batch *b, const mut_op *op, family *f, int64_t ts,
 	if (rc)
 		return rc;
 	if (!prev) {
-		rmw_value *v = realloc(b->vals, (b->nvals + 1) * sizeof *v);
+		rmw_value *v = sbx_realloc(b->vals, (b->nvals + 1) * sizeof *v);
 		if (!v)
 			return SBX_ENOMEM_SET();
 		b->vals = v;
@@ -460,10 +461,10 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 		return rc;
 	}
 	int first_err = SBX_OK;
-	int *st = calloc(n ? n : 1, sizeof *st);
-	unsigned *stripes = calloc(n ? n : 1, sizeof *stripes);
-	unsigned *locked = calloc(n ? n : 1, sizeof *locked);
-	bool *due = calloc(n ? n : 1, sizeof *due);
+	int *st = sbx_calloc(n ? n : 1, sizeof *st);
+	unsigned *stripes = sbx_calloc(n ? n : 1, sizeof *stripes);
+	unsigned *locked = sbx_calloc(n ? n : 1, sizeof *locked);
+	bool *due = sbx_calloc(n ? n : 1, sizeof *due);
 	if (!st || !stripes || !locked || !due) {
 		free(st), free(stripes), free(locked), free(due);
 		pthread_rwlock_unlock(&h->t->lock);

@@ -5,6 +5,7 @@
  * matching column) and DependentColumnFilter (cells stamped like the
  * reference column).
  */
+#include "common/alloc.h"
 #include "filter/filter_int.h"
 
 static void column_value_free(void *p)
@@ -88,7 +89,7 @@ static sbx_filter_code dependent_cell(void *p, const sbx_cell *c)
 		return SBX_FILTER_SKIP;
 	if (s->nstamps == s->stamps_cap) {
 		size_t cap = s->stamps_cap ? s->stamps_cap * 2 : 8;
-		int64_t *n = realloc(s->stamps, cap * sizeof *n);
+		int64_t *n = sbx_realloc(s->stamps, cap * sizeof *n);
 		if (!n)
 			return SBX_FILTER_SKIP; /* out of memory: drop it */
 		s->stamps = n;
@@ -128,7 +129,7 @@ static int column_value_new(sbx_filter **out, flt_kind kind,
 		return sbx_error_set(SBX_EINVAL, "unknown compare op %d",
 				     (int)op);
 	}
-	flt_column_value *s = calloc(1, sizeof *s);
+	flt_column_value *s = sbx_calloc(1, sizeof *s);
 	if (!s) {
 		sbx_comparator_free(cmp);
 		return SBX_ENOMEM_SET();

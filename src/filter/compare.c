@@ -5,6 +5,7 @@
  * syntax, binary-safe subjects and a match limit against hostile patterns.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include "common/alloc.h"
 #include "filter/filter_int.h"
 
 #include <ctype.h>
@@ -36,7 +37,7 @@ int sbx_comparator_new(sbx_comparator **out, sbx_comparator_type type,
 		return sbx_error_set(SBX_EINVAL,
 				     "LongComparator needs 8 bytes, got %zu",
 				     len);
-	sbx_comparator *c = calloc(1, sizeof *c);
+	sbx_comparator *c = sbx_calloc(1, sizeof *c);
 	bool ok = true;
 	if (!c)
 		return SBX_ENOMEM_SET();
@@ -219,7 +220,7 @@ bool sbx_compare_passes(sbx_compare_op op, sbx_comparator *c,
 uint8_t *flt_dup(const void *p, size_t len, bool *ok)
 {
 	assert(ok && (p || !len));
-	uint8_t *d = malloc(len ? len : 1);
+	uint8_t *d = sbx_malloc(len ? len : 1);
 	if (!d) {
 		*ok = false;
 		return NULL;

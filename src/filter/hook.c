@@ -2,6 +2,7 @@
  * hook.c - the filter object: a vtable of HBase Filter callbacks plus the
  * state they act on. NULL callbacks take HBase's FilterBase defaults.
  */
+#include "common/alloc.h"
 #include "common/error.h"
 #include "filter/filter_int.h"
 #include "saltbox/filter.h"
@@ -16,7 +17,7 @@ struct sbx_filter {
 int sbx_filter_new(sbx_filter **out, const sbx_filter_ops *ops, void *state)
 {
 	*out = NULL;
-	sbx_filter *f = calloc(1, sizeof *f);
+	sbx_filter *f = sbx_calloc(1, sizeof *f);
 	if (!f) {
 		if (ops && ops->destroy)
 			ops->destroy(state);

@@ -4,6 +4,7 @@
  * Byte fields are base64; regex and substring comparator values are plain
  * text, as the REST gateway sends them. Errors name the field's path.
  */
+#include "common/alloc.h"
 #include "common/base64.h"
 #include "filter/filter_int.h"
 
@@ -308,9 +309,9 @@ static int read_multiple_prefix(reader *r, json_t *o, sbx_filter **out)
 	if (!json_is_array(ps))
 		return jerr(r, "field 'prefixes' must be an array");
 	size_t n = json_array_size(ps);
-	sbx_buf *bufs = calloc(n ? n : 1, sizeof *bufs);
-	const void **ptrs = calloc(n ? n : 1, sizeof *ptrs);
-	size_t *lens = calloc(n ? n : 1, sizeof *lens);
+	sbx_buf *bufs = sbx_calloc(n ? n : 1, sizeof *bufs);
+	const void **ptrs = sbx_calloc(n ? n : 1, sizeof *ptrs);
+	size_t *lens = sbx_calloc(n ? n : 1, sizeof *lens);
 	int rc = bufs && ptrs && lens ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < n; i++) {
 		json_t *v = json_array_get(ps, i);
@@ -360,7 +361,7 @@ static int read_timestamps(reader *r, json_t *o, sbx_filter **out)
 	if (!json_is_array(ts))
 		return jerr(r, "field 'timestamps' must be an array");
 	size_t n = json_array_size(ts);
-	int64_t *v = malloc((n ? n : 1) * sizeof *v);
+	int64_t *v = sbx_malloc((n ? n : 1) * sizeof *v);
 	int rc = v ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = int_value(r, json_array_get(ts, i), "timestamps", 0,
@@ -377,8 +378,8 @@ static int read_ranges(reader *r, json_t *o, sbx_filter **out)
 	if (!json_is_array(rs))
 		return jerr(r, "field 'ranges' must be an array");
 	size_t n = json_array_size(rs);
-	sbx_row_range *rr = calloc(n ? n : 1, sizeof *rr);
-	sbx_buf *bufs = calloc(2 * (n ? n : 1), sizeof *bufs);
+	sbx_row_range *rr = sbx_calloc(n ? n : 1, sizeof *rr);
+	sbx_buf *bufs = sbx_calloc(2 * (n ? n : 1), sizeof *bufs);
 	int rc = rr && bufs ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < n; i++) {
 		json_t *e = json_array_get(rs, i);
@@ -419,8 +420,8 @@ static int read_fuzzy(reader *r, json_t *o, sbx_filter **out)
 	if (!json_is_array(ks))
 		return jerr(r, "field 'fuzzyKeys' must be an array");
 	size_t n = json_array_size(ks);
-	sbx_fuzzy_key *fk = calloc(n ? n : 1, sizeof *fk);
-	sbx_buf *bufs = calloc(2 * (n ? n : 1), sizeof *bufs);
+	sbx_fuzzy_key *fk = sbx_calloc(n ? n : 1, sizeof *fk);
+	sbx_buf *bufs = sbx_calloc(2 * (n ? n : 1), sizeof *bufs);
 	int rc = fk && bufs ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < n; i++) {
 		json_t *e = json_array_get(ks, i);

@@ -4,6 +4,7 @@
  * HBase's merge tables and its memory of each member's previous code),
  * SkipFilter and WhileMatchFilter.
  */
+#include "common/alloc.h"
 #include "filter/filter_int.h"
 
 typedef sbx_filter_code code;
@@ -353,7 +354,7 @@ int sbx_filter_new_list(sbx_filter **out, sbx_filter_list_op op,
 			sbx_filter *const *filters, size_t n)
 {
 	*out = NULL;
-	flt_list *s = calloc(1, sizeof *s);
+	flt_list *s = sbx_calloc(1, sizeof *s);
 	if (!s || (op != SBX_FILTER_MUST_PASS_ALL &&
 		   op != SBX_FILTER_MUST_PASS_ONE)) {
 		for (size_t i = 0; i < n; i++)
@@ -405,7 +406,7 @@ int sbx_filter_list_add(sbx_filter *list, sbx_filter *f)
 	flt_list *s = flt_state_of(list);
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 4;
-		flt_list_child *c = realloc(s->c, cap * sizeof *c);
+		flt_list_child *c = sbx_realloc(s->c, cap * sizeof *c);
 		if (!c) {
 			sbx_filter_free(f);
 			return SBX_ENOMEM_SET();
@@ -541,7 +542,7 @@ static int wrap_new(sbx_filter **out, flt_kind kind, sbx_filter *inner)
 		return sbx_error_set(SBX_EINVAL, "%s needs a filter to wrap",
 				     kind == FLT_SKIP ? "SkipFilter"
 						      : "WhileMatchFilter");
-	flt_wrap *s = calloc(1, sizeof *s);
+	flt_wrap *s = sbx_calloc(1, sizeof *s);
 	if (!s) {
 		sbx_filter_free(inner);
 		return SBX_ENOMEM_SET();

@@ -5,6 +5,7 @@
  * Runs of one operator flatten into one FilterList, as HBase. Every error
  * names the byte offset and what was expected there.
  */
+#include "common/alloc.h"
 #include "filter/filter_int.h"
 
 #include <stdarg.h>
@@ -137,7 +138,7 @@ static int parse_arg(parser *p, arg *a)
 			    found(p, start, fb));
 	a->quoted = false;
 	a->len = p->pos - start;
-	a->data = malloc(a->len + 1);
+	a->data = sbx_malloc(a->len + 1);
 	if (!a->data)
 		return SBX_ENOMEM_SET();
 	memcpy(a->data, p->s + start, a->len);
@@ -165,7 +166,7 @@ static int parse_args(parser *p, arg **out, size_t *n)
 				return perr(p, p->pos, "too many arguments");
 			}
 			cap = cap ? cap * 2 : 4;
-			arg *na = realloc(*out, cap * sizeof *na);
+			arg *na = sbx_realloc(*out, cap * sizeof *na);
 			if (!na) {
 				args_free(*out, *n);
 				*out = NULL;
@@ -404,8 +405,8 @@ static int build_multiple_column_prefix(call *c, sbx_filter **out)
 	int rc = want_count(c, 1, MAX_ARGS, "at least 1 argument");
 	if (rc)
 		return rc;
-	const void **ps = calloc(c->n, sizeof *ps);
-	size_t *lens = calloc(c->n, sizeof *lens);
+	const void **ps = sbx_calloc(c->n, sizeof *ps);
+	size_t *lens = sbx_calloc(c->n, sizeof *lens);
 	if (!ps || !lens)
 		rc = SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < c->n; i++) {
@@ -453,7 +454,7 @@ static int build_column_pagination(call *c, sbx_filter **out)
 
 static int build_timestamps(call *c, sbx_filter **out)
 {
-	int64_t *ts = malloc((c->n ? c->n : 1) * sizeof *ts);
+	int64_t *ts = sbx_malloc((c->n ? c->n : 1) * sizeof *ts);
 	int rc = ts ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < c->n; i++)
 		rc = want_long(c, i, 0, INT64_MAX, &ts[i]);

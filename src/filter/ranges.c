@@ -4,6 +4,7 @@
  * A rejected row yields a row hint to the next row that can match, in the
  * scan's direction, and the scan ends when no further row can match.
  */
+#include "common/alloc.h"
 #include "filter/filter_int.h"
 
 /* ---- MultiRowRangeFilter -------------------------------------------------- */
@@ -150,8 +151,8 @@ int sbx_filter_new_multi_row_range(sbx_filter **out,
 					     "has its start after its stop",
 					     i);
 	}
-	flt_multi_row_range *s = calloc(1, sizeof *s);
-	if (!s || !(s->ranges = calloc(n ? n : 1, sizeof *s->ranges))) {
+	flt_multi_row_range *s = sbx_calloc(1, sizeof *s);
+	if (!s || !(s->ranges = sbx_calloc(n ? n : 1, sizeof *s->ranges))) {
 		free(s);
 		return SBX_ENOMEM_SET();
 	}
@@ -350,13 +351,13 @@ int sbx_filter_new_fuzzy_row(sbx_filter **out, const sbx_fuzzy_key *keys,
 			     size_t n)
 {
 	*out = NULL;
-	fuzzy_state *s = calloc(1, sizeof *s);
+	fuzzy_state *s = sbx_calloc(1, sizeof *s);
 	if (!s)
 		return SBX_ENOMEM_SET();
 	s->pub.b.kind = FLT_FUZZY_ROW;
 	s->pub.b.free_state = fuzzy_free;
-	s->pub.keys = calloc(n ? n : 1, sizeof *s->pub.keys);
-	s->pub.masks = calloc(n ? n : 1, sizeof *s->pub.masks);
+	s->pub.keys = sbx_calloc(n ? n : 1, sizeof *s->pub.keys);
+	s->pub.masks = sbx_calloc(n ? n : 1, sizeof *s->pub.masks);
 	if (!s->pub.keys || !s->pub.masks) {
 		fuzzy_free(s);
 		return SBX_ENOMEM_SET();

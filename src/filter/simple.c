@@ -5,13 +5,14 @@
  * KeyOnly, ColumnPagination, ColumnCountGet, Timestamps and RandomRow, each
  * with the return codes and hints of its HBase namesake.
  */
+#include "common/alloc.h"
 #include "filter/filter_int.h"
 
 #include <time.h>
 
 static void *state_new(size_t size, flt_kind kind, void (*free_state)(void *))
 {
-	flt_base *b = calloc(1, size);
+	flt_base *b = sbx_calloc(1, size);
 	if (!b)
 		return NULL;
 	b->kind = kind;
@@ -396,8 +397,8 @@ int sbx_filter_new_multiple_column_prefix(sbx_filter **out,
 					multi_prefix_free);
 	if (!s)
 		return SBX_ENOMEM_SET();
-	s->given = calloc(n ? n : 1, sizeof *s->given);
-	s->sorted = calloc(n ? n : 1, sizeof *s->sorted);
+	s->given = sbx_calloc(n ? n : 1, sizeof *s->given);
+	s->sorted = sbx_calloc(n ? n : 1, sizeof *s->sorted);
 	if (!s->given || !s->sorted) {
 		multi_prefix_free(s);
 		return SBX_ENOMEM_SET();
@@ -410,7 +411,7 @@ int sbx_filter_new_multiple_column_prefix(sbx_filter **out,
 	}
 	/* Sorted and prefix-free: a prefix covered by a shorter one goes, so
 	 * the floor lookup is exact (HBase misses "ac" with {"a","ab"}). */
-	flt_bytes *tmp = malloc((n ? n : 1) * sizeof *tmp);
+	flt_bytes *tmp = sbx_malloc((n ? n : 1) * sizeof *tmp);
 	if (!tmp) {
 		multi_prefix_free(s);
 		return SBX_ENOMEM_SET();
@@ -755,7 +756,7 @@ int sbx_filter_new_timestamps(sbx_filter **out, const int64_t *timestamps,
 					     (long long)timestamps[i]);
 	flt_timestamps *s =
 		state_new(sizeof *s, FLT_TIMESTAMPS, timestamps_free);
-	if (!s || !(s->ts = malloc((n ? n : 1) * sizeof *s->ts))) {
+	if (!s || !(s->ts = sbx_malloc((n ? n : 1) * sizeof *s->ts))) {
 		free(s);
 		return SBX_ENOMEM_SET();
 	}

@@ -5,6 +5,7 @@
  */
 #include "io/celllines.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "wire/cellset.h"
@@ -131,7 +132,7 @@ static int json_mutations(sbx_mutation ***out, size_t *n, char *text,
 		return SBX_ENOMEM_SET();
 	if (rc)
 		return sbx_error_set(rc, "%s", err);
-	sbx_mutation **v = calloc(cs.nrows ? cs.nrows : 1, sizeof *v);
+	sbx_mutation **v = sbx_calloc(cs.nrows ? cs.nrows : 1, sizeof *v);
 	rc = v ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < cs.nrows; i++)
 		rc = row_mutation(&v[i], &cs.rows[i]);
@@ -157,7 +158,7 @@ int io_line_mutations(sbx_mutation ***out, size_t *n, bool json, char *text,
 	*n = 0;
 	if (json)
 		return json_mutations(out, n, text, len);
-	sbx_mutation **v = calloc(1, sizeof *v);
+	sbx_mutation **v = sbx_calloc(1, sizeof *v);
 	if (!v)
 		return SBX_ENOMEM_SET();
 	int rc = tsv_mutation(&v[0], text);

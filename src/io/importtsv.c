@@ -5,6 +5,7 @@
  */
 #include "io/importtsv.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 
 #include <errno.h>
@@ -21,7 +22,7 @@ int io_tsv_spec_parse(io_tsv_spec *o, const char *columns, char sep,
 	size_t n = 1;
 	for (const char *p = columns; *p; p++)
 		n += *p == ',';
-	o->cols = calloc(n, sizeof *o->cols);
+	o->cols = sbx_calloc(n, sizeof *o->cols);
 	if (!o->cols)
 		return SBX_ENOMEM_SET();
 	const char *p = columns;

@@ -6,6 +6,7 @@
  */
 #include "keyviz_int.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 #include "common/bytes.h"
 #include "common/error.h"
@@ -146,7 +147,7 @@ int sbx_workload_iter_new(sbx_workload_iter **out, const sbx_workload *w,
 	if (!w->is_trace && !design)
 		return sbx_error_set(SBX_EINVAL, "a generated workload needs a "
 						 "key design to make keys");
-	sbx_workload_iter *it = calloc(1, sizeof *it);
+	sbx_workload_iter *it = sbx_calloc(1, sizeof *it);
 	if (!it)
 		return SBX_ENOMEM_SET();
 	it->w = w;
@@ -160,11 +161,11 @@ int sbx_workload_iter_new(sbx_workload_iter **out, const sbx_workload *w,
 	if (it->expected_records == 0)
 		it->expected_records = 1;
 	size_t nf = w->nfields ? w->nfields : 1;
-	it->used = calloc(nf, sizeof *it->used);
-	it->kv = calloc(nf, sizeof *it->kv);
-	it->vals = calloc(nf, sizeof *it->vals);
-	it->cache_sec = calloc(nf, sizeof *it->cache_sec);
-	it->zc = calloc(nf, sizeof *it->zc);
+	it->used = sbx_calloc(nf, sizeof *it->used);
+	it->kv = sbx_calloc(nf, sizeof *it->kv);
+	it->vals = sbx_calloc(nf, sizeof *it->vals);
+	it->cache_sec = sbx_calloc(nf, sizeof *it->cache_sec);
+	it->zc = sbx_calloc(nf, sizeof *it->zc);
 	if (!it->used || !it->kv || !it->vals || !it->cache_sec || !it->zc) {
 		sbx_workload_iter_free(it);
 		return SBX_ENOMEM_SET();
@@ -379,7 +380,8 @@ static int trace_record(sbx_workload_iter *it, const kv_trace_op *t)
 				s);
 		if (n == it->tkv_cap) {
 			size_t cap = it->tkv_cap ? it->tkv_cap * 2 : 8;
-			sbx_keyvalue *nk = realloc(it->tkv, cap * sizeof *nk);
+			sbx_keyvalue *nk =
+			    sbx_realloc(it->tkv, cap * sizeof *nk);
 			if (!nk)
 				return SBX_ENOMEM_SET();
 			it->tkv = nk;

@@ -6,6 +6,7 @@
  */
 #include "keyviz_int.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 #include "common/error.h"
 
@@ -388,7 +389,7 @@ static char *jdup(json_t *j, const char *key)
 	if (!s)
 		return NULL;
 	size_t n = strlen(s) + 1;
-	char *d = malloc(n);
+	char *d = sbx_malloc(n);
 	if (d)
 		memcpy(d, s, n);
 	return d;
@@ -476,10 +477,10 @@ static int from_json(sbx_keyviz_result *r, json_t *j)
 	r->total_score = json_number_value(json_object_get(j, "total_score"));
 	r->total_share = json_number_value(json_object_get(j, "total_share"));
 	size_t T = (size_t)r->time_buckets, K = (size_t)r->key_buckets;
-	r->server_load = calloc((size_t)r->servers * T, sizeof(uint64_t));
-	r->heat = calloc(K * T, sizeof(uint64_t));
-	r->labels = calloc(K, sizeof(char *));
-	r->bucket_starts = calloc(K, sizeof(char *));
+	r->server_load = sbx_calloc((size_t)r->servers * T, sizeof(uint64_t));
+	r->heat = sbx_calloc(K * T, sizeof(uint64_t));
+	r->labels = sbx_calloc(K, sizeof(char *));
+	r->bucket_starts = sbx_calloc(K, sizeof(char *));
 	if (!r->server_load || !r->heat || !r->labels || !r->bucket_starts)
 		return SBX_ENOMEM_SET();
 	if ((rc = jarray_u64(json_object_get(j, "server_load"), r->server_load,
@@ -503,8 +504,8 @@ static int from_json(sbx_keyviz_result *r, json_t *j)
 		if (!l || !s)
 			return sbx_error_set(SBX_EPARSE, "result JSON: labels "
 							 "must be strings");
-		r->labels[k] = malloc(strlen(l) + 1);
-		r->bucket_starts[k] = malloc(strlen(s) + 1);
+		r->labels[k] = sbx_malloc(strlen(l) + 1);
+		r->bucket_starts[k] = sbx_malloc(strlen(s) + 1);
 		if (!r->labels[k] || !r->bucket_starts[k])
 			return SBX_ENOMEM_SET();
 		strcpy(r->labels[k], l);
@@ -514,14 +515,14 @@ static int from_json(sbx_keyviz_result *r, json_t *j)
 	if (!json_is_array(regs))
 		return sbx_error_set(SBX_EPARSE, "result JSON: no regions");
 	size_t nr = json_array_size(regs);
-	r->regions = calloc(nr ? nr : 1, sizeof *r->regions);
+	r->regions = sbx_calloc(nr ? nr : 1, sizeof *r->regions);
 	if (!r->regions)
 		return SBX_ENOMEM_SET();
 	for (size_t i = 0; i < nr; i++) {
 		json_t *o = json_array_get(regs, i);
 		sbx_keyviz_region *x = &r->regions[i];
 		r->nregions = i + 1;
-		x->load = calloc(T, sizeof *x->load);
+		x->load = sbx_calloc(T, sizeof *x->load);
 		if (!x->load)
 			return SBX_ENOMEM_SET();
 		if ((rc = jkey(o, "start", &x->start, &x->start_len)) ||
@@ -552,7 +553,7 @@ int sbx_keyviz_result_from_json(sbx_keyviz_result **out, const char *text,
 	if (!j)
 		return sbx_error_set(SBX_EPARSE, "result JSON line %d: %s",
 				     err.line, err.text);
-	sbx_keyviz_result *r = calloc(1, sizeof *r);
+	sbx_keyviz_result *r = sbx_calloc(1, sizeof *r);
 	int rc = r ? from_json(r, j) : SBX_ENOMEM_SET();
 	json_decref(j);
 	if (rc) {

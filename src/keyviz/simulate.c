@@ -9,6 +9,7 @@
  */
 #include "keyviz_int.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 #include "common/bytes.h"
 #include "common/error.h"
@@ -88,10 +89,10 @@ static void region_free(region *r)
 static region *region_new(sim *s, const uint8_t *start, size_t len,
 			  int server)
 {
-	region *r = calloc(1, sizeof *r);
+	region *r = sbx_calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
-	r->load = calloc((size_t)s->T, sizeof *r->load);
+	r->load = sbx_calloc((size_t)s->T, sizeof *r->load);
 	if (!r->load || sbx_buf_set(&r->start, start, len)) {
 		region_free(r);
 		return NULL;
@@ -134,7 +135,7 @@ static int insert_region(sim *s, size_t at, region *r)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
-		region **nr = realloc(s->r, cap * sizeof *nr);
+		region **nr = sbx_realloc(s->r, cap * sizeof *nr);
 		if (!nr)
 			return SBX_ENOMEM_SET();
 		s->r = nr;
@@ -339,7 +340,7 @@ static void do_scan(sim *s, const sbx_workload_op *op)
 /* The shared balancer (placement.h) over the load of the last period. */
 static int balance(sim *s)
 {
-	placement_region *pr = malloc((s->n ? s->n : 1) * sizeof *pr);
+	placement_region *pr = sbx_malloc((s->n ? s->n : 1) * sizeof *pr);
 	if (!pr)
 		return SBX_ENOMEM_SET();
 	for (size_t i = 0; i < s->n; i++)
@@ -379,7 +380,7 @@ static int make_bounds(sim *s)
 	const sbx_workload *w = s->w;
 	uint64_t total = w->is_trace ? w->ops : kv_iter_expected_records(it);
 	size_t n = total < BOUNDS_SAMPLE ? (size_t)total : BOUNDS_SAMPLE;
-	sbx_buf *keys = calloc(n ? n : 1, sizeof *keys);
+	sbx_buf *keys = sbx_calloc(n ? n : 1, sizeof *keys);
 	size_t got = 0;
 	if (!keys)
 		rc = SBX_ENOMEM_SET();
@@ -411,7 +412,7 @@ static int make_bounds(sim *s)
 		qsort(keys, got, sizeof *keys, buf_qsort_cmp);
 	int B = s->o->key_buckets > 0 ? s->o->key_buckets : 64;
 	if (!rc) {
-		s->bounds = calloc((size_t)B + 1, sizeof *s->bounds);
+		s->bounds = sbx_calloc((size_t)B + 1, sizeof *s->bounds);
 		if (!s->bounds)
 			rc = SBX_ENOMEM_SET();
 	}
@@ -427,10 +428,10 @@ static int make_bounds(sim *s)
 	sbx_keyviz_result *res = s->res;
 	if (!rc) {
 		res->key_buckets = s->B;
-		res->labels = calloc((size_t)s->B, sizeof *res->labels);
-		res->bucket_starts = calloc((size_t)s->B,
-					    sizeof *res->bucket_starts);
-		res->heat = calloc((size_t)s->B * s->T, sizeof *res->heat);
+		res->labels = sbx_calloc((size_t)s->B, sizeof *res->labels);
+		res->bucket_starts =
+		    sbx_calloc((size_t)s->B, sizeof *res->bucket_starts);
+		res->heat = sbx_calloc((size_t)s->B * s->T, sizeof *res->heat);
 		if (!res->labels || !res->bucket_starts || !res->heat)
 			rc = SBX_ENOMEM_SET();
 	}
@@ -500,7 +501,7 @@ static int presplit(sim *s)
 				s->d ? sbx_keydesign_name(s->d) : "raw");
 		if ((rc = sbx_keydesign_plan(&plan, s->d, NULL, 0)))
 			return rc;
-		owned = calloc(plan->count, sizeof *owned);
+		owned = sbx_calloc(plan->count, sizeof *owned);
 		if (!owned) {
 			sbx_keyplan_free(plan);
 			return SBX_ENOMEM_SET();
@@ -542,7 +543,7 @@ static void scores(sbx_keyviz_result *res)
 {
 	int S = res->servers;
 	double wsum = 0, score = 0, share = 0;
-	uint64_t *tot = calloc((size_t)S, sizeof *tot);
+	uint64_t *tot = sbx_calloc((size_t)S, sizeof *tot);
 	uint64_t all = 0;
 	for (int t = 0; t < res->time_buckets; t++) {
 		uint64_t sum = 0, mx = 0;
@@ -580,7 +581,7 @@ static void scores(sbx_keyviz_result *res)
 static char *dupstr(const char *s)
 {
 	size_t n = strlen(s) + 1;
-	char *d = malloc(n);
+	char *d = sbx_malloc(n);
 	if (d)
 		memcpy(d, s, n);
 	return d;
@@ -589,7 +590,7 @@ static char *dupstr(const char *s)
 static int export_regions(sim *s)
 {
 	sbx_keyviz_result *res = s->res;
-	res->regions = calloc(s->n, sizeof *res->regions);
+	res->regions = sbx_calloc(s->n, sizeof *res->regions);
 	if (!res->regions)
 		return SBX_ENOMEM_SET();
 	res->nregions = s->n;
@@ -601,7 +602,7 @@ static int export_regions(sim *s)
 		r->start = (sbx_buf){0};
 		if (i + 1 < s->n) {
 			const sbx_buf *e = &s->r[i + 1]->start;
-			x->end = malloc(e->len ? e->len : 1);
+			x->end = sbx_malloc(e->len ? e->len : 1);
 			if (!x->end)
 				return SBX_ENOMEM_SET();
 			memcpy(x->end, e->data, e->len);
@@ -697,11 +698,11 @@ int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
 	sim s = {.o = opts, .w = w, .d = design, .S = opts->servers,
 		 .T = opts->time_buckets};
 	s.rng = kv_mix64(w->seed ^ 0x73696dull);
-	sbx_keyviz_result *res = calloc(1, sizeof *res);
+	sbx_keyviz_result *res = sbx_calloc(1, sizeof *res);
 	s.res = res;
-	s.nregions = calloc((size_t)s.S, sizeof *s.nregions);
-	s.window = calloc((size_t)s.S, sizeof *s.window);
-	s.conds = calloc(w->nscan_fields + 1, sizeof *s.conds);
+	s.nregions = sbx_calloc((size_t)s.S, sizeof *s.nregions);
+	s.window = sbx_calloc((size_t)s.S, sizeof *s.window);
+	s.conds = sbx_calloc(w->nscan_fields + 1, sizeof *s.conds);
 	int rc = SBX_OK;
 	if (!res || !s.nregions || !s.window || !s.conds)
 		rc = SBX_ENOMEM_SET();
@@ -712,8 +713,8 @@ int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
 		res->design_text = dupstr(design ? sbx_keydesign_text(design)
 						 : "");
 		res->workload = dupstr(w->name);
-		res->server_load = calloc((size_t)s.S * s.T,
-					  sizeof *res->server_load);
+		res->server_load =
+		    sbx_calloc((size_t)s.S * s.T, sizeof *res->server_load);
 		if (!res->design || !res->design_text || !res->workload ||
 		    !res->server_load)
 			rc = SBX_ENOMEM_SET();

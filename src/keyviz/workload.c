@@ -6,6 +6,7 @@
  */
 #include "keyviz_int.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 #include "common/bytes.h"
 #include "common/error.h"
@@ -50,7 +51,7 @@ static int perr(parser *p, const char *fmt, ...)
 static char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
-	char *d = malloc(n);
+	char *d = sbx_malloc(n);
 	if (d)
 		memcpy(d, s, n);
 	return d;

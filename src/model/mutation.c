@@ -3,8 +3,9 @@
  * on one row): operations are recorded in one arena, checked as they are
  * added, and applied later by a backend as one atomic row change.
  */
-#include "common/error.h"
 #include "model/mutation.h"
+#include "common/alloc.h"
+#include "common/error.h"
 #include "model/names.h"
 #include "model/rules.h"
 
@@ -18,7 +19,7 @@ int sbx_mutation_new(sbx_mutation **out, const void *row, size_t row_len)
 	int rc = model_check_row(row, row_len);
 	if (rc)
 		return rc;
-	sbx_mutation *m = calloc(1, sizeof *m);
+	sbx_mutation *m = sbx_calloc(1, sizeof *m);
 	/* room for the row and a few cells up front: regrowing from the
 	 * buffer's 64 bytes costs a realloc per doubling */
 	if (!m || sbx_buf_reserve(&m->arena, row_len + 512) ||
@@ -70,7 +71,7 @@ static int add_op(sbx_mutation *m, mut_kind kind, const char *family,
 				     (long long)ts);
 	if (m->nops == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 4;
-		mut_op *ops = realloc(m->ops, cap * sizeof *ops);
+		mut_op *ops = sbx_realloc(m->ops, cap * sizeof *ops);
 		if (!ops)
 			return SBX_ENOMEM_SET();
 		m->ops = ops;

@@ -4,8 +4,9 @@
  * pre-split keys (RegionSplitter's algorithms), and the owners' free
  * functions for region and load lists.
  */
-#include "common/error.h"
 #include "saltbox/regions.h"
+#include "common/alloc.h"
+#include "common/error.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +64,7 @@ int sbx_split_keys_compute(sbx_split_keys *out, sbx_split_algo algo,
 				     "got %d",
 				     nregions);
 	size_t n = (size_t)nregions - 1;
-	out->keys = calloc(n, sizeof *out->keys);
+	out->keys = sbx_calloc(n, sizeof *out->keys);
 	if (!out->keys)
 		return SBX_ENOMEM_SET();
 	for (size_t i = 1; i <= n; i++) {
@@ -74,7 +75,7 @@ int sbx_split_keys_compute(sbx_split_keys *out, sbx_split_algo algo,
 			unsigned __int128 v = (unsigned __int128)UINT64_MAX * i /
 					      (unsigned)nregions;
 			uint64_t x = (uint64_t)v;
-			k = malloc(8);
+			k = sbx_malloc(8);
 			len = 8;
 			for (int b = 7; k && b >= 0; b--, x >>= 8)
 				k[b] = (uint8_t)x;
@@ -84,7 +85,7 @@ int sbx_split_keys_compute(sbx_split_keys *out, sbx_split_algo algo,
 			uint64_t range = hexa ? UINT64_C(0x100000000)
 					      : UINT64_C(100000000);
 			uint64_t v = range * i / (unsigned)nregions;
-			k = malloc(9);
+			k = sbx_malloc(9);
 			len = 8;
 			if (k)
 				snprintf((char *)k, 9, hexa ? "%08llx" : "%08llu",

@@ -13,6 +13,7 @@
  */
 #include "model/result.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 
 #include <pthread.h>
@@ -100,7 +101,7 @@ static void *block_get(size_t need, size_t *size)
 		return b;
 	}
 	*size = need;
-	return malloc(need);
+	return sbx_malloc(need);
 }
 
 /* ---- results ---- */
@@ -149,11 +150,11 @@ static int grow_cells(sbx_result *r)
 		return sbx_error_set(SBX_ENOMEM, "result too large");
 	sbx_cell *cells;
 	if (r->inline_cells) {
-		cells = malloc(cap * sizeof *cells);
+		cells = sbx_malloc(cap * sizeof *cells);
 		if (cells && r->n)
 			memcpy(cells, r->cells, r->n * sizeof *cells);
 	} else {
-		cells = realloc(r->cells, cap * sizeof *cells);
+		cells = sbx_realloc(r->cells, cap * sizeof *cells);
 	}
 	if (!cells)
 		return SBX_ENOMEM_SET();
@@ -176,7 +177,7 @@ static int arena_reserve(sbx_result *r, size_t extra)
 	size_t cap = a->cap ? a->cap * 2 : 64;
 	while (cap < a->len + extra)
 		cap *= 2;
-	uint8_t *p = malloc(cap);
+	uint8_t *p = sbx_malloc(cap);
 	if (!p)
 		return SBX_ENOMEM_SET();
 	const uint8_t *old = a->data;

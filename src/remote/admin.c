@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* strcasestr */
 #include "remote/remote.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 
 #include <stdio.h>
@@ -81,7 +82,7 @@ static int cmp_str(const void *a, const void *b)
 static int strv_from_json(char ***out, json_t *arr, const char *key)
 {
 	size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
-	char **v = calloc(n + 1, sizeof *v);
+	char **v = sbx_calloc(n + 1, sizeof *v);
 	if (!v)
 		return SBX_ENOMEM_SET();
 	size_t k = 0;
@@ -91,7 +92,7 @@ static int strv_from_json(char ***out, json_t *arr, const char *key)
 			it = json_object_get(it, key);
 		if (!json_is_string(it))
 			continue;
-		if (!(v[k++] = strdup(json_string_value(it)))) {
+		if (!(v[k++] = sbx_strdup(json_string_value(it)))) {
 			sbx_strv_free(v);
 			return SBX_ENOMEM_SET();
 		}
@@ -345,9 +346,9 @@ int remote_table_describe(sbx_table_info **out, void *p, const char *name)
 		return rc;
 	json_t *cols = json_object_get(j, "ColumnSchema");
 	size_t n = json_is_array(cols) ? json_array_size(cols) : 0;
-	sbx_table_info *info = calloc(1, sizeof *info);
-	if (!info || !(info->name = strdup(name)) ||
-	    !(info->families = calloc(n + 1, sizeof *info->families))) {
+	sbx_table_info *info = sbx_calloc(1, sizeof *info);
+	if (!info || !(info->name = sbx_strdup(name)) ||
+	    !(info->families = sbx_calloc(n + 1, sizeof *info->families))) {
 		sbx_table_info_free(info);
 		json_decref(j);
 		return SBX_ENOMEM_SET();
@@ -564,8 +565,8 @@ int remote_regions(sbx_region_info **out, size_t *n, void *p, const char *table)
 		return rc;
 	json_t *regions = json_object_get(j, "Region");
 	size_t count = json_array_size(regions);
-	sbx_region_info *r = calloc(count + 1, sizeof *r);
-	char **locations = calloc(count + 1, sizeof *locations);
+	sbx_region_info *r = sbx_calloc(count + 1, sizeof *r);
+	char **locations = sbx_calloc(count + 1, sizeof *locations);
 	size_t nloc = 0;
 	if (!r || !locations)
 		rc = SBX_ENOMEM_SET();
@@ -573,7 +574,8 @@ int remote_regions(sbx_region_info **out, size_t *n, void *p, const char *table)
 		json_t *jr = json_array_get(regions, i);
 		json_t *nm = json_object_get(jr, "name");
 		json_t *loc = json_object_get(jr, "location");
-		r[i].name = strdup(json_is_string(nm) ? json_string_value(nm) : "");
+		r[i].name =
+		    sbx_strdup(json_is_string(nm) ? json_string_value(nm) : "");
 		r[i].id = (uint64_t)json_integer_value(json_object_get(jr, "id"));
 		if (!r[i].name) {
 			rc = SBX_ENOMEM_SET();

@@ -6,6 +6,7 @@
  */
 #include "remote/remote.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 
 #include <curl/curl.h>
@@ -79,8 +80,8 @@ int remote_connect(void **out, const char *url)
 	const char *host = strstr(url, "://") + 3;
 	if (!*host || *host == '/')
 		return sbx_error_set(SBX_EINVAL, "URL '%s' has no host", url);
-	remote_db *db = calloc(1, sizeof *db);
-	if (!db || !(db->base = strdup(url))) {
+	remote_db *db = sbx_calloc(1, sizeof *db);
+	if (!db || !(db->base = sbx_strdup(url))) {
 		free(db);
 		return SBX_ENOMEM_SET();
 	}
@@ -90,7 +91,7 @@ int remote_connect(void **out, const char *url)
 	const char *token = getenv("SALTBOX_TOKEN");
 	if (token && *token) {
 		size_t len = strlen(token) + 32;
-		db->auth_header = malloc(len);
+		db->auth_header = sbx_malloc(len);
 		if (!db->auth_header) {
 			free(db->base);
 			free(db);

@@ -8,6 +8,7 @@
  */
 #include "remote/remote.h"
 
+#include "common/alloc.h"
 #include "common/base64.h"
 #include "common/bytes.h"
 #include "common/error.h"
@@ -104,7 +105,7 @@ void remote_cellset_free(remote_cellset *cs)
 static uint8_t *take_buf(const sbx_buf *b, size_t *len)
 {
 	*len = b->len;
-	uint8_t *p = malloc(b->len + 1);
+	uint8_t *p = sbx_malloc(b->len + 1);
 	if (p && b->len)
 		memcpy(p, b->data, b->len);
 	return p;
@@ -129,9 +130,9 @@ static int take_cell(remote_cell *c, remote_db *db, const rest_cell *rc)
 	if (!rc->has_timestamp)
 		return bad_cellset(db, "a cell has no timestamp");
 	size_t flen = (size_t)(colon - col);
-	c->family = strndup((const char *)col, flen);
+	c->family = sbx_strndup((const char *)col, flen);
 	c->qualifier_len = rc->column.len - flen - 1;
-	c->qualifier = malloc(c->qualifier_len + 1);
+	c->qualifier = sbx_malloc(c->qualifier_len + 1);
 	c->ts = rc->timestamp;
 	c->value = take_buf(&rc->value, &c->value_len);
 	if (!c->family || !c->qualifier || !c->value)
@@ -142,7 +143,7 @@ static int take_cell(remote_cell *c, remote_db *db, const rest_cell *rc)
 
 static int take_rows(remote_cellset *out, remote_db *db, const rest_cellset *cs)
 {
-	out->rows = calloc(cs->nrows + 1, sizeof *out->rows);
+	out->rows = sbx_calloc(cs->nrows + 1, sizeof *out->rows);
 	if (!out->rows)
 		return SBX_ENOMEM_SET();
 	for (size_t i = 0; i < cs->nrows; i++) {
@@ -151,7 +152,7 @@ static int take_rows(remote_cellset *out, remote_db *db, const rest_cellset *cs)
 		if (!in->has_key)
 			return bad_cellset(db, "a row has no key");
 		row->key = take_buf(&in->key, &row->key_len);
-		row->cells = calloc(in->ncells + 1, sizeof *row->cells);
+		row->cells = sbx_calloc(in->ncells + 1, sizeof *row->cells);
 		if (!row->key || !row->cells)
 			return SBX_ENOMEM_SET();
 		for (size_t j = 0; j < in->ncells; j++) {

@@ -9,6 +9,7 @@
 #include "common/bytes.h"
 #include "remote/remote.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 #include "model/mutation.h"
 #include "model/result.h"
@@ -30,8 +31,8 @@ int remote_table_open(void **out, void *p, const char *name)
 	if (!exists)
 		return sbx_error_set(SBX_ENOTFOUND, "table '%s' does not exist",
 				     name);
-	remote_table *t = calloc(1, sizeof *t);
-	if (!t || !(t->name = strdup(name)) ||
+	remote_table *t = sbx_calloc(1, sizeof *t);
+	if (!t || !(t->name = sbx_strdup(name)) ||
 	    !(t->path = remote_table_path(name))) {
 		if (t)
 			free(t->name);
@@ -244,8 +245,8 @@ static int send_delete(remote_table *t, const sbx_mutation *m, bool whole_row,
 
 static int send_deletes(remote_table *t, const sbx_mutation *m)
 {
-	size_t *group = calloc(m->nops + 1, sizeof *group);
-	bool *done = calloc(m->nops + 1, sizeof *done);
+	size_t *group = sbx_calloc(m->nops + 1, sizeof *group);
+	bool *done = sbx_calloc(m->nops + 1, sizeof *done);
 	int rc = group && done ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; rc == SBX_OK && i < m->nops; i++) {
 		const mut_op *op = &m->ops[i];
@@ -274,7 +275,7 @@ static int send_deletes(remote_table *t, const sbx_mutation *m)
 static json_t *rmw_cells(const sbx_mutation *m, mut_kind kind)
 {
 	json_t *cells = json_array();
-	bool *done = calloc(m->nops + 1, sizeof *done);
+	bool *done = sbx_calloc(m->nops + 1, sizeof *done);
 	sbx_buf val = {0};
 	for (size_t i = 0; cells && done && i < m->nops; i++) {
 		const mut_op *op = &m->ops[i];

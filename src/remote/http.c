@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* strcasestr */
 #include "remote/remote.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 
 #include <curl/curl.h>
@@ -75,7 +76,7 @@ static char *header_value(const char *line, size_t len, const char *name)
 		v++;
 	while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' '))
 		end--;
-	return strndup(v, (size_t)(end - v));
+	return sbx_strndup(v, (size_t)(end - v));
 }
 
 static size_t on_header(char *line, size_t size, size_t n, void *arg)

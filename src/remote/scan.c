@@ -10,10 +10,11 @@
 #include "common/bytes.h"
 #include "remote/remote.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
-#include "saltbox/filter.h"
 #include "model/result.h"
 #include "model/rules.h"
+#include "saltbox/filter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +64,7 @@ static bound_verdict check_bounds(const remote_scanner *s, const uint8_t *row,
 
 static uint8_t *dup_bytes(const void *p, size_t len)
 {
-	uint8_t *d = malloc(len + 1);
+	uint8_t *d = sbx_malloc(len + 1);
 	if (d && len)
 		memcpy(d, p, len);
 	return d;
@@ -72,7 +73,7 @@ static uint8_t *dup_bytes(const void *p, size_t len)
 /* key + 0x00: the first key after `key`. */
 static json_t *b64_successor(const uint8_t *key, size_t len)
 {
-	uint8_t *k = malloc(len + 1);
+	uint8_t *k = sbx_malloc(len + 1);
 	if (!k)
 		return NULL;
 	memcpy(k, key, len);
@@ -111,7 +112,7 @@ static int filter_json(char **out, const sbx_filter *f)
 				   "this filter cannot be sent to an HBase REST "
 				   "gateway (filters built from callbacks with "
 				   "sbx_filter_new() have no REST JSON)");
-	if (rc == SBX_OK && !(*out = strndup((const char *)b.data, b.len)))
+	if (rc == SBX_OK && !(*out = sbx_strndup((const char *)b.data, b.len)))
 		rc = SBX_ENOMEM_SET();
 	sbx_buf_free(&b);
 	return rc;
@@ -122,7 +123,7 @@ static char *location_path(const char *loc)
 {
 	const char *p = strstr(loc, "://");
 	p = p ? strchr(p + 3, '/') : loc;
-	return p && *p == '/' ? strdup(p) : NULL;
+	return p && *p == '/' ? sbx_strdup(p) : NULL;
 }
 
 static int open_stateful(remote_scanner *s, const sbx_scan_opts *o)
@@ -274,7 +275,7 @@ int remote_scanner_open(void **out, void *p, const sbx_scan_opts *o)
 		return sbx_error_set(SBX_EUNSUPPORTED,
 				     "raw scans (delete markers and deleted "
 				     "cells) are not part of HBase REST");
-	remote_scanner *s = calloc(1, sizeof *s);
+	remote_scanner *s = sbx_calloc(1, sizeof *s);
 	if (!s)
 		return SBX_ENOMEM_SET();
 	s->t = t;

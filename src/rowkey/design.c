@@ -5,9 +5,10 @@
  * hashes computed on encode and verified on decode. An encode either
  * appends the whole key or leaves the output buffer as it was.
  */
+#include "rowkey/design.h"
+#include "common/alloc.h"
 #include "common/bytes.h"
 #include "common/error.h"
-#include "rowkey/design.h"
 
 #include <errno.h>
 #include <math.h>
@@ -62,11 +63,11 @@ bool kd_option_has(const kd_option_list *l, const char *item)
 
 static int add_field(sbx_keydesign *d, const char *name, int elem)
 {
-	kd_field *f = realloc(d->fields, (d->n_fields + 1) * sizeof *f);
+	kd_field *f = sbx_realloc(d->fields, (d->n_fields + 1) * sizeof *f);
 	if (!f)
 		return SBX_ENOMEM_SET();
 	d->fields = f;
-	if (!(f[d->n_fields].name = strdup(name)))
+	if (!(f[d->n_fields].name = sbx_strdup(name)))
 		return SBX_ENOMEM_SET();
 	f[d->n_fields].elem = elem;
 	d->n_fields++;
@@ -409,7 +410,8 @@ int kd_design_finish(sbx_keydesign *d, sbx_keyparse_pos *pos)
 		kd_elem *e = &d->elems[i];
 		if (e->kind != KD_SALT && e->kind != KD_HASH)
 			continue;
-		if (e->n_of && !(e->of_field = calloc(e->n_of, sizeof(int))))
+		if (e->n_of &&
+		    !(e->of_field = sbx_calloc(e->n_of, sizeof(int))))
 			return SBX_ENOMEM_SET();
 		for (size_t k = 0; k < e->n_of; k++) {
 			for (size_t j = 0; j < d->n_elems; j++)
@@ -839,7 +841,7 @@ int sbx_keydesign_encode(sbx_buf *out, const sbx_keydesign *d,
 {
 	if (!d || !out || (n && !values))
 		return sbx_error_set(SBX_EINVAL, "NULL argument to encode");
-	size_t *idx = malloc((d->n_fields ? d->n_fields : 1) * sizeof *idx);
+	size_t *idx = sbx_malloc((d->n_fields ? d->n_fields : 1) * sizeof *idx);
 	if (!idx)
 		return SBX_ENOMEM_SET();
 	sbx_buf rest = {0}, in = {0}, salt = {0};
@@ -921,20 +923,20 @@ struct sbx_keyrecord {
 static int record_add(sbx_keyrecord *r, const char *name, const void *v,
 		      size_t len)
 {
-	char **names = realloc(r->names, (r->n + 1) * sizeof *names);
+	char **names = sbx_realloc(r->names, (r->n + 1) * sizeof *names);
 	if (!names)
 		return SBX_ENOMEM_SET();
 	r->names = names;
-	char **values = realloc(r->values, (r->n + 1) * sizeof *values);
+	char **values = sbx_realloc(r->values, (r->n + 1) * sizeof *values);
 	if (!values)
 		return SBX_ENOMEM_SET();
 	r->values = values;
-	size_t *lens = realloc(r->lens, (r->n + 1) * sizeof *lens);
+	size_t *lens = sbx_realloc(r->lens, (r->n + 1) * sizeof *lens);
 	if (!lens)
 		return SBX_ENOMEM_SET();
 	r->lens = lens;
-	char *nm = strdup(name);
-	char *val = malloc(len + 1);
+	char *nm = sbx_strdup(name);
+	char *val = sbx_malloc(len + 1);
 	if (!nm || !val) {
 		free(nm);
 		free(val);
@@ -1252,9 +1254,9 @@ int sbx_keydesign_decode(sbx_keyrecord **out, const sbx_keydesign *d,
 	static const uint8_t empty[1];
 	if (!key)
 		key = empty; /* len is 0: never read, but never NULL either */
-	sbx_keyrecord *r = calloc(1, sizeof *r);
-	size_t *elem_pos = calloc(d->n_elems, sizeof *elem_pos);
-	size_t *elem_len = calloc(d->n_elems, sizeof *elem_len);
+	sbx_keyrecord *r = sbx_calloc(1, sizeof *r);
+	size_t *elem_pos = sbx_calloc(d->n_elems, sizeof *elem_pos);
+	size_t *elem_len = sbx_calloc(d->n_elems, sizeof *elem_len);
 	sbx_buf val = {0};
 	int rc = (r && elem_pos && elem_len) ? SBX_OK : SBX_ENOMEM_SET();
 	size_t pos = 0;

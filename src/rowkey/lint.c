@@ -3,6 +3,7 @@
  * articles. Each rule has a stable id, a level and the seed and section it
  * comes from; a design silences a rule with `with allow(rule-id)`.
  */
+#include "common/alloc.h"
 #include "common/error.h"
 #include "rowkey/design.h"
 
@@ -37,7 +38,8 @@ static void report(linter *l, const char *id, const char *fmt, ...)
 	sbx_keylint *rep = l->report;
 	if (rep->count == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 8;
-		sbx_lint_finding *f = realloc(rep->findings, cap * sizeof *f);
+		sbx_lint_finding *f =
+		    sbx_realloc(rep->findings, cap * sizeof *f);
 		if (!f) {
 			l->rc = SBX_ENOMEM_SET();
 			return;
@@ -45,7 +47,7 @@ static void report(linter *l, const char *id, const char *fmt, ...)
 		rep->findings = f;
 		l->cap = cap;
 	}
-	char *m = strdup(msg);
+	char *m = sbx_strdup(msg);
 	if (!m) {
 		l->rc = SBX_ENOMEM_SET();
 		return;
@@ -306,7 +308,7 @@ int sbx_keydesign_lint(sbx_keylint **out, const sbx_keydesign *d)
 	*out = NULL;
 	if (!d)
 		return sbx_error_set(SBX_EINVAL, "NULL design");
-	sbx_keylint *rep = calloc(1, sizeof *rep);
+	sbx_keylint *rep = sbx_calloc(1, sizeof *rep);
 	if (!rep)
 		return SBX_ENOMEM_SET();
 	linter l = {.d = d, .report = rep};

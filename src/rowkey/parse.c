@@ -5,6 +5,7 @@
  * docs/keys.md. Every error names the line and column; nothing half-built
  * escapes (all allocations are released on failure).
  */
+#include "common/alloc.h"
 #include "common/bytes.h"
 #include "common/error.h"
 #include "rowkey/design.h"
@@ -120,7 +121,7 @@ static token *push_tok(parser *p)
 {
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 64;
-		token *t = realloc(p->toks, cap * sizeof *t);
+		token *t = sbx_realloc(p->toks, cap * sizeof *t);
 		if (!t)
 			return NULL;
 		p->toks = t;
@@ -207,7 +208,7 @@ static int lex_string(parser *p, token *t, const char *s, size_t len,
 	t->sval = b.data;
 	t->slen = b.len;
 	if (!t->sval) { /* empty literal: keep a non-NULL pointer */
-		t->sval = malloc(1);
+		t->sval = sbx_malloc(1);
 		if (!t->sval)
 			return SBX_ENOMEM_SET();
 	}

@@ -5,6 +5,7 @@
  * follow each field's order (descending codecs swap them) and each field's
  * framing (terminated, fixed, or last and unterminated).
  */
+#include "common/alloc.h"
 #include "common/bytes.h"
 #include "common/error.h"
 #include "rowkey/design.h"
@@ -200,9 +201,9 @@ static int add_range(sbx_keyplan *p, int bucket, const sbx_buf *salt,
 			return SBX_OK;
 		}
 	}
-	r->start = s.data ? s.data : malloc(1);
+	r->start = s.data ? s.data : sbx_malloc(1);
 	r->start_len = s.len;
-	r->stop = e.data ? e.data : malloc(1);
+	r->stop = e.data ? e.data : sbx_malloc(1);
 	r->stop_len = e.len;
 	if (!r->start || !r->stop) {
 		free(r->start);
@@ -217,7 +218,8 @@ static int add_range(sbx_keyplan *p, int bucket, const sbx_buf *salt,
 static int point_key(const sbx_keydesign *d, const cond_set *cs,
 		     sbx_buf *key)
 {
-	sbx_keyvalue *vals = calloc(d->n_fields ? d->n_fields : 1, sizeof *vals);
+	sbx_keyvalue *vals =
+	    sbx_calloc(d->n_fields ? d->n_fields : 1, sizeof *vals);
 	if (!vals)
 		return SBX_ENOMEM_SET();
 	for (size_t f = 0; f < d->n_fields; f++) {
@@ -414,12 +416,13 @@ int sbx_keydesign_plan(sbx_keyplan **out, const sbx_keydesign *d,
 		return sbx_error_set(SBX_EINVAL, "NULL argument to plan");
 	size_t nf = d->n_fields ? d->n_fields : 1;
 	cond_set cs = {0};
-	cs.eq = calloc(nf, sizeof *cs.eq);
-	cs.used = calloc(nf, sizeof *cs.used);
-	sbx_keyplan *plan = calloc(1, sizeof *plan);
+	cs.eq = sbx_calloc(nf, sizeof *cs.eq);
+	cs.used = sbx_calloc(nf, sizeof *cs.used);
+	sbx_keyplan *plan = sbx_calloc(1, sizeof *plan);
 	int nb = sbx_keydesign_buckets(d);
 	if (plan)
-		plan->ranges = calloc(nb ? (size_t)nb : 1, sizeof *plan->ranges);
+		plan->ranges =
+		    sbx_calloc(nb ? (size_t)nb : 1, sizeof *plan->ranges);
 	int rc = (cs.eq && cs.used && plan && plan->ranges) ? SBX_OK
 							    : SBX_ENOMEM_SET();
 	if (!rc)

@@ -7,6 +7,7 @@
  */
 #include "saltbox/salted.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 #include "common/bytes.h"
 #include "common/error.h"
@@ -209,11 +210,11 @@ int sbx_scanner_open_plan(sbx_scanner **out, sbx_table *t,
 				     "a merged scan runs one scanner per range; "
 				     "one filter object cannot serve them all");
 	int rc = SBX_OK;
-	merge *m = calloc(1, sizeof *m);
+	merge *m = sbx_calloc(1, sizeof *m);
 	if (!m)
 		return SBX_ENOMEM_SET();
-	m->subs = calloc(plan->count, sizeof *m->subs);
-	m->heap = calloc(plan->count, sizeof *m->heap);
+	m->subs = sbx_calloc(plan->count, sizeof *m->subs);
+	m->heap = sbx_calloc(plan->count, sizeof *m->heap);
 	m->salt_len = plan->salt_len;
 	m->reversed = opts->reversed;
 	m->limit = opts->limit;
@@ -281,12 +282,12 @@ int sbx_keydesign_split_keys(sbx_split_keys *out, const sbx_keydesign *d)
 	int rc = sbx_keydesign_plan(&plan, d, NULL, 0);
 	if (rc)
 		return rc;
-	out->keys = calloc(plan->count, sizeof *out->keys);
+	out->keys = sbx_calloc(plan->count, sizeof *out->keys);
 	if (!out->keys)
 		rc = SBX_ENOMEM_SET();
 	for (size_t i = 1; !rc && i < plan->count; i++) {
 		const sbx_keyrange *kr = &plan->ranges[i];
-		uint8_t *k = malloc(kr->start_len ? kr->start_len : 1);
+		uint8_t *k = sbx_malloc(kr->start_len ? kr->start_len : 1);
 		if (!k) {
 			rc = SBX_ENOMEM_SET();
 			break;

@@ -6,6 +6,7 @@
  */
 #include "server/handlers.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 
 #include <stdio.h>
@@ -88,7 +89,7 @@ static int list_tables(char ***out, sbx_db *db, const char *ns)
 	size_t n = 0, k = 0;
 	while (all[n])
 		n++;
-	char **sel = calloc(n + 1, sizeof *sel);
+	char **sel = sbx_calloc(n + 1, sizeof *sel);
 	if (!sel) {
 		sbx_strv_free(all);
 		return SBX_ENOMEM;
@@ -100,7 +101,8 @@ static int list_tables(char ***out, sbx_db *db, const char *ns)
 		bool match = is_default ? !colon
 					: colon && (size_t)(colon - all[i]) == nslen &&
 						  !strncmp(all[i], ns, nslen);
-		if (match && !(sel[k++] = strdup(colon ? colon + 1 : all[i]))) {
+		if (match &&
+		    !(sel[k++] = sbx_strdup(colon ? colon + 1 : all[i]))) {
 			sbx_strv_free(sel);
 			sbx_strv_free(all);
 			return SBX_ENOMEM;
@@ -253,12 +255,13 @@ void h_cluster_status(rest_request *rq, rest_response *rs)
 		if (rest_regions(&l, rq->srv->db, tables[i]))
 			continue; /* dropped meanwhile */
 		sbx_table_describe(&info, rq->srv->db, tables[i]);
-		status_region *nr = realloc(regions, (nregions + l.n) * sizeof *nr);
+		status_region *nr =
+		    sbx_realloc(regions, (nregions + l.n) * sizeof *nr);
 		if (nr) {
 			regions = nr;
 			for (size_t j = 0; j < l.n; j++) {
 				status_region *r = &regions[nregions++];
-				r->name = strdup(l.r[j].name);
+				r->name = sbx_strdup(l.r[j].name);
 				r->name_len = r->name ? strlen(r->name) : 0;
 				r->stores = info ? (int)info->nfamilies : 1;
 				r->m = l.r[j].metrics;

@@ -7,6 +7,7 @@
  */
 #include "server/handlers.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 
 #include <errno.h>
@@ -85,7 +86,7 @@ static void row_get_range(rest_request *rq, rest_response *rs, sbx_table **t,
 	so.start_row = spec->row.data;
 	so.start_row_len = spec->row.len;
 	if (spec->is_glob) {
-		stop = malloc(spec->row.len + 1);
+		stop = sbx_malloc(spec->row.len + 1);
 		if (!stop)
 			return rest_error(rs, 503, "out of memory");
 		sbx_scan_opts_set_prefix(&so, spec->row.data, spec->row.len, stop);
@@ -121,7 +122,7 @@ static void row_get(rest_request *rq, rest_response *rs, sbx_table **t)
 	    !query_versions(rq, rs, &versions))
 		return;
 	const rest_rowspec *spec = &rq->route.spec;
-	sbx_column *cols = calloc(spec->ncolumns + 1, sizeof *cols);
+	sbx_column *cols = sbx_calloc(spec->ncolumns + 1, sizeof *cols);
 	if (!cols)
 		return rest_error(rs, 503, "out of memory");
 	sbx_read_opts o;
@@ -243,7 +244,7 @@ static void put_cellset(rest_request *rq, rest_response *rs, sbx_table *t,
 {
 	if (cs->nrows == 0)
 		return rest_error(rs, 400, "the CellSet has no rows");
-	sbx_mutation **ms = calloc(cs->nrows, sizeof *ms);
+	sbx_mutation **ms = sbx_calloc(cs->nrows, sizeof *ms);
 	if (!ms)
 		return rest_error(rs, 503, "out of memory");
 	int rc = SBX_OK;
@@ -621,7 +622,7 @@ void h_multiget(rest_request *rq, rest_response *rs)
 			break;
 		}
 		const rest_rowspec *cols = spec.ncolumns ? &spec : &rq->route.spec;
-		sbx_column *sc = calloc(cols->ncolumns + 1, sizeof *sc);
+		sbx_column *sc = sbx_calloc(cols->ncolumns + 1, sizeof *sc);
 		sbx_read_opts o;
 		read_opts_from_spec(&o, sc, cols, versions);
 		if (spec.has_ts) {

@@ -7,6 +7,7 @@
  */
 #include "server/handlers.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 
 #include <errno.h>
@@ -87,7 +88,7 @@ void rest_stream_scan(rest_response *rs, rest_fmt fmt, bool pb_frames,
 		      sbx_table *t, sbx_scanner *s, sbx_filter *f,
 		      sbx_result *first)
 {
-	scan_stream *st = calloc(1, sizeof *st);
+	scan_stream *st = sbx_calloc(1, sizeof *st);
 	if (!st) {
 		sbx_result_free(first);
 		sbx_scanner_close(s);
@@ -164,8 +165,8 @@ void h_scan(rest_request *rq, rest_response *rs)
 					   "range out of range");
 	/* Columns: every column= argument. */
 	size_t ncols = 0;
-	rest_column *cols = calloc(rq->nargs + 1, sizeof *cols);
-	sbx_column *scols = calloc(rq->nargs + 1, sizeof *scols);
+	rest_column *cols = sbx_calloc(rq->nargs + 1, sizeof *cols);
+	sbx_column *scols = sbx_calloc(rq->nargs + 1, sizeof *scols);
 	sbx_filter *filter = NULL;
 	sbx_table *t = NULL;
 	uint8_t *succ = NULL;
@@ -223,7 +224,7 @@ void h_scan(rest_request *rq, rest_response *rs)
 		so.stop_row_len = er->value.len;
 	}
 	if (prefix->len && !sr && !er) {
-		succ = malloc(prefix->len);
+		succ = sbx_malloc(prefix->len);
 		if (!succ) {
 			rest_error(rs, 503, "out of memory");
 			goto out;
@@ -300,7 +301,7 @@ struct rest_scanners {
 
 int rest_scanners_new(struct rest_scanners **out)
 {
-	*out = calloc(1, sizeof **out);
+	*out = sbx_calloc(1, sizeof **out);
 	if (!*out)
 		return SBX_ENOMEM;
 	pthread_mutex_init(&(*out)->lock, NULL);
@@ -433,7 +434,7 @@ static int open_scanner(scanner_entry *e, rest_request *rq, rest_response *rs,
 			 rq->route.table);
 		return SBX_OK;
 	}
-	sbx_column *cols = calloc(spec->ncolumns + 1, sizeof *cols);
+	sbx_column *cols = sbx_calloc(spec->ncolumns + 1, sizeof *cols);
 	if (!cols)
 		return SBX_ENOMEM;
 	sbx_scan_opts so;
@@ -476,7 +477,7 @@ static void scanner_create(rest_request *rq, rest_response *rs)
 		return rest_error(rs, 400, "batch, maxVersions or time range out "
 					   "of range");
 	}
-	scanner_entry *e = calloc(1, sizeof *e);
+	scanner_entry *e = sbx_calloc(1, sizeof *e);
 	if (!e) {
 		rest_scan_spec_free(&spec);
 		return rest_error(rs, 503, "out of memory");

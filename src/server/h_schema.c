@@ -5,6 +5,7 @@
  */
 #include "server/handlers.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 
 #include <stdio.h>
@@ -202,7 +203,7 @@ static void schema_put_post(rest_request *rq, rest_response *rs)
 	rest_table_schema s;
 	if (rest_table_schema_decode(&s, fmt, rq->body, rq->body_len, err))
 		return rest_error(rs, 400, "%s", err);
-	sbx_family_desc *descs = calloc(s.nfamilies + 1, sizeof *descs);
+	sbx_family_desc *descs = sbx_calloc(s.nfamilies + 1, sizeof *descs);
 	if (!descs) {
 		rest_table_schema_free(&s);
 		return rest_error(rs, 503, "out of memory");

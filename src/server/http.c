@@ -16,6 +16,7 @@
  */
 #include "server/rest.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 #include "common/error.h"
 
@@ -116,7 +117,7 @@ static MHD_RESULT send_response(struct MHD_Connection *conn, rest_response *rs,
 {
 	struct MHD_Response *resp;
 	if (rs->stream.next && !head) {
-		stream_ctx *s = calloc(1, sizeof *s);
+		stream_ctx *s = sbx_calloc(1, sizeof *s);
 		if (!s)
 			return MHD_NO;
 		s->stream = rs->stream;
@@ -187,7 +188,7 @@ static MHD_RESULT collect_header(void *cls, enum MHD_ValueKind kind,
 	(void)kind;
 	if (ctx->nheaders == ctx->headers_cap) {
 		size_t cap = ctx->headers_cap ? 2 * ctx->headers_cap : 16;
-		rest_kv *h = realloc(ctx->headers, cap * sizeof *h);
+		rest_kv *h = sbx_realloc(ctx->headers, cap * sizeof *h);
 		if (!h)
 			return MHD_NO;
 		ctx->headers = h;
@@ -301,13 +302,14 @@ static void *on_uri(void *cls, const char *uri_const,
 {
 	rest_server *srv = cls;
 	(void)conn;
-	request_ctx *ctx = calloc(1, sizeof *ctx);
+	request_ctx *ctx = sbx_calloc(1, sizeof *ctx);
 	if (!ctx)
 		return NULL;
 	char *uri = (char *)uri_const;
 	ctx->uri_len = strlen(uri);
 	char *q = strchr(uri, '?');
-	if (q && ctx->uri_len <= REST_MAX_URI_BYTES && !(ctx->query = strdup(q + 1))) {
+	if (q && ctx->uri_len <= REST_MAX_URI_BYTES &&
+	    !(ctx->query = sbx_strdup(q + 1))) {
 		free(ctx);
 		return NULL;
 	}
@@ -383,7 +385,7 @@ static int listen_on(int *fd_out, const struct sockaddr *sa, socklen_t len,
 int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 {
 	*out = NULL;
-	rest_server *srv = calloc(1, sizeof *srv);
+	rest_server *srv = sbx_calloc(1, sizeof *srv);
 	if (!srv)
 		return SBX_ENOMEM_SET();
 	srv->db = db;

@@ -8,6 +8,7 @@
  */
 #include "server/codec.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 
 #include <stdio.h>
@@ -41,7 +42,8 @@ void rest_scan_spec_free(rest_scan_spec *s)
 static int spec_add_column(rest_scan_spec *s, const uint8_t *col, size_t len,
 			   char *err)
 {
-	rest_column *cols = realloc(s->columns, (s->ncolumns + 1) * sizeof *cols);
+	rest_column *cols =
+	    sbx_realloc(s->columns, (s->ncolumns + 1) * sizeof *cols);
 	if (!cols)
 		return SBX_ENOMEM;
 	s->columns = cols;
@@ -175,8 +177,9 @@ static int spec_from_json(rest_scan_spec *s, const uint8_t *body, size_t len,
 			    memchr(json_string_value(v), 0, json_string_length(v)))
 				rc = M_ERR(err, "scanner filter must be a string "
 						"holding filter JSON");
-			else if (!(s->filter = strndup(json_string_value(v),
-						       json_string_length(v))))
+			else if (!(s->filter =
+				       sbx_strndup(json_string_value(v),
+						   json_string_length(v))))
 				rc = SBX_ENOMEM;
 		} else if (!strcmp(k, "cacheBlocks")) {
 			s->cache_blocks = json_is_true(v);
@@ -245,7 +248,7 @@ static void spec_xml_end(void *ud, const XML_Char *name)
 		rc = spec_b64_column(x->s, text, x->text.len, x->base.err);
 	else if (x->depth == 2 && x->child == 2) {
 		free(x->s->filter);
-		x->s->filter = strndup(text, x->text.len);
+		x->s->filter = sbx_strndup(text, x->text.len);
 		if (!x->s->filter)
 			rc = SBX_ENOMEM;
 	}
@@ -288,7 +291,7 @@ static int spec_from_pb(rest_scan_spec *s, const uint8_t *body, size_t len,
 			if (memchr(f.data, 0, f.len))
 				return M_ERR(err, "scanner filter holds a NUL byte");
 			free(s->filter);
-			s->filter = strndup((const char *)f.data, f.len);
+			s->filter = sbx_strndup((const char *)f.data, f.len);
 			frc = s->filter ? SBX_OK : SBX_ENOMEM;
 		} else if (f.num == 11 && f.wire == 0) {
 			s->cache_blocks = f.varint != 0;
@@ -347,12 +350,12 @@ void rest_table_schema_free(rest_table_schema *s)
 static int attr_add(rest_attr **a, size_t *n, const char *key, size_t klen,
 		    const char *value, size_t vlen)
 {
-	rest_attr *na = realloc(*a, (*n + 1) * sizeof *na);
+	rest_attr *na = sbx_realloc(*a, (*n + 1) * sizeof *na);
 	if (!na)
 		return SBX_ENOMEM;
 	*a = na;
-	na[*n].key = strndup(key, klen);
-	na[*n].value = strndup(value, vlen);
+	na[*n].key = sbx_strndup(key, klen);
+	na[*n].value = sbx_strndup(value, vlen);
 	if (!na[*n].key || !na[*n].value) {
 		free(na[*n].key);
 		free(na[*n].value);
@@ -365,7 +368,7 @@ static int attr_add(rest_attr **a, size_t *n, const char *key, size_t klen,
 static rest_family_schema *family_add(rest_table_schema *s)
 {
 	rest_family_schema *f =
-		realloc(s->families, (s->nfamilies + 1) * sizeof *f);
+	    sbx_realloc(s->families, (s->nfamilies + 1) * sizeof *f);
 	if (!f)
 		return NULL;
 	s->families = f;
@@ -416,7 +419,7 @@ static int json_family(rest_table_schema *s, json_t *jf, char *err)
 				return M_ERR(err, "ColumnSchema name must be a "
 						  "string");
 			free(f->name);
-			if (!(f->name = strdup(json_string_value(v))))
+			if (!(f->name = sbx_strdup(json_string_value(v))))
 				return SBX_ENOMEM;
 		} else if (!json_is_null(v)) {
 			int rc = json_scalar_attr(&f->attrs, &f->nattrs, k, v, err);
@@ -445,7 +448,7 @@ static int schema_from_json(rest_table_schema *s, const uint8_t *body,
 		if (!strcmp(k, "name")) {
 			if (!json_is_string(v))
 				rc = M_ERR(err, "table name must be a string");
-			else if (!(s->name = strdup(json_string_value(v))))
+			else if (!(s->name = sbx_strdup(json_string_value(v))))
 				rc = SBX_ENOMEM;
 		} else if (!strcmp(k, "ColumnSchema")) {
 			if (json_is_object(v)) {
@@ -506,7 +509,7 @@ static void schema_xml_start(void *ud, const XML_Char *name,
 		int rc;
 		if (!strcmp(attrs[i], "name")) {
 			free(*namep);
-			*namep = strdup(attrs[i + 1]);
+			*namep = sbx_strdup(attrs[i + 1]);
 			rc = *namep ? SBX_OK : SBX_ENOMEM;
 		} else {
 			rc = attr_add(a, n, attrs[i], strlen(attrs[i]),
@@ -563,7 +566,8 @@ static int pb_family(rest_table_schema *s, const uint8_t *d, size_t len,
 		int frc = SBX_OK;
 		if (f.num == 1 && f.wire == 2) {
 			free(fs->name);
-			fs->name = memchr(p, 0, f.len) ? NULL : strndup(p, f.len);
+			fs->name =
+			    memchr(p, 0, f.len) ? NULL : sbx_strndup(p, f.len);
 			frc = fs->name ? SBX_OK : M_ERR(err, "bad family name");
 		} else if (f.num == 2 && f.wire == 2) {
 			frc = pb_attr(&fs->attrs, &fs->nattrs, f.data, f.len, err);
@@ -594,7 +598,7 @@ static int schema_from_pb(rest_table_schema *s, const uint8_t *body,
 		int frc = SBX_OK;
 		if (f.num == 1 && f.wire == 2) {
 			free(s->name);
-			s->name = strndup((const char *)f.data, f.len);
+			s->name = sbx_strndup((const char *)f.data, f.len);
 			frc = s->name ? SBX_OK : SBX_ENOMEM;
 		} else if (f.num == 2 && f.wire == 2) {
 			frc = pb_attr(&s->attrs, &s->nattrs, f.data, f.len, err);

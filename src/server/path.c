@@ -7,6 +7,7 @@
 #include "common/bytes.h"
 #include "server/rest.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 
 #include <stdio.h>
@@ -58,13 +59,13 @@ int rest_column_parse(rest_column *out, const uint8_t *text, size_t len,
 				(int)(len > 64 ? 64 : len), (const char *)text);
 	if (memchr(text, 0, flen))
 		return PATH_ERR(err, "column family contains a NUL byte");
-	out->family = strndup((const char *)text, flen);
+	out->family = sbx_strndup((const char *)text, flen);
 	if (!out->family)
 		return SBX_ENOMEM;
 	if (colon) {
 		out->has_qualifier = true;
 		out->qualifier_len = len - flen - 1;
-		out->qualifier = malloc(out->qualifier_len + 1);
+		out->qualifier = sbx_malloc(out->qualifier_len + 1);
 		if (!out->qualifier) {
 			rest_column_free(out);
 			return SBX_ENOMEM;
@@ -133,7 +134,7 @@ static int parse_columns_segment(rest_rowspec *s, const char *seg, size_t len,
 	size_t n = 1;
 	for (size_t i = 0; i < len; i++)
 		n += seg[i] == ',';
-	s->columns = calloc(n, sizeof *s->columns);
+	s->columns = sbx_calloc(n, sizeof *s->columns);
 	if (!s->columns)
 		return SBX_ENOMEM;
 	sbx_buf tok = {0};

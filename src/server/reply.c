@@ -6,6 +6,7 @@
  */
 #include "server/rest.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 #include "common/clock.h"
 
@@ -175,7 +176,7 @@ static int query_add(rest_request *rq, const char *key, size_t klen,
 {
 	if (rq->nargs == *cap) {
 		size_t ncap = *cap ? 2 * *cap : 8;
-		rest_arg *args = realloc(rq->args, ncap * sizeof *args);
+		rest_arg *args = sbx_realloc(rq->args, ncap * sizeof *args);
 		if (!args)
 			return SBX_ENOMEM;
 		rq->args = args;
@@ -251,8 +252,8 @@ void rest_set_header(rest_response *rs, const char *name, const char *value)
 {
 	if (rs->nheaders == REST_MAX_HEADERS)
 		return;
-	rs->header_names[rs->nheaders] = strdup(name);
-	rs->header_values[rs->nheaders] = strdup(value);
+	rs->header_names[rs->nheaders] = sbx_strdup(name);
+	rs->header_values[rs->nheaders] = sbx_strdup(value);
 	rs->nheaders++;
 }
 

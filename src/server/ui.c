@@ -19,6 +19,7 @@
  */
 #include "server/ui.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 
 #include <stdio.h>
@@ -297,11 +298,11 @@ static int heat_view_compute(heat_view *v, const sbx_region_load *l, size_t n,
 	for (size_t i = 0; i < n; i++)
 		if (l[i].server >= v->nservers)
 			v->nservers = l[i].server + 1;
-	v->totals = calloc(n ? n : 1, sizeof *v->totals);
+	v->totals = sbx_calloc(n ? n : 1, sizeof *v->totals);
 	v->server_totals =
-	    calloc((size_t)v->nservers, sizeof *v->server_totals);
+	    sbx_calloc((size_t)v->nservers, sizeof *v->server_totals);
 	v->server_regions =
-	    calloc((size_t)v->nservers, sizeof *v->server_regions);
+	    sbx_calloc((size_t)v->nservers, sizeof *v->server_regions);
 	if (!v->totals || !v->server_totals || !v->server_regions)
 		return SBX_ENOMEM;
 	uint64_t max_total = 0;
@@ -324,7 +325,7 @@ static int heat_view_compute(heat_view *v, const sbx_region_load *l, size_t n,
 	}
 	v->region_score =
 	    v->sum ? (double)max_total * (double)n / (double)v->sum : 0;
-	uint64_t *scratch = calloc((size_t)v->nservers, sizeof *scratch);
+	uint64_t *scratch = sbx_calloc((size_t)v->nservers, sizeof *scratch);
 	if (!scratch)
 		return SBX_ENOMEM;
 	uint64_t busiest_sum = server_busiest_sum(v, l, n, scratch);

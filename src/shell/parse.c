@@ -8,6 +8,7 @@
 #include "common/bytes.h"
 #include "shell/parse.h"
 
+#include "common/alloc.h"
 #include "common/buf.h"
 
 #include <stdarg.h>
@@ -105,7 +106,7 @@ static void skip_space(parser *p)
 static int push_item(sbx_shell_value *v, sbx_shell_value **slot)
 {
 	sbx_shell_value *items =
-	    realloc(v->items, (v->n + 1) * sizeof *v->items);
+	    sbx_realloc(v->items, (v->n + 1) * sizeof *v->items);
 	if (!items)
 		return SBX_ENOMEM;
 	v->items = items;
@@ -431,7 +432,7 @@ static int parse_name(parser *p, sbx_shell_value *v)
 				    "Java objects are not supported; write "
 				    "filters as strings");
 		v->type = SBX_SHV_CONST;
-		v->str = malloc(n + 1);
+		v->str = sbx_malloc(n + 1);
 		if (!v->str)
 			return SBX_ENOMEM;
 		memcpy(v->str, w, n);

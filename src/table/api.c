@@ -3,6 +3,7 @@
  * backend, the mutation builder, option defaults, and dispatch to the
  * backend behind the sbx_db handle (embedded engine or remote gateway).
  */
+#include "common/alloc.h"
 #include "common/error.h"
 #include "model/mutation.h"
 #include "model/names.h"
@@ -49,7 +50,7 @@ int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *opts)
 		sbx_db_options_init(&defaults);
 		opts = &defaults;
 	}
-	sbx_db *db = calloc(1, sizeof *db);
+	sbx_db *db = sbx_calloc(1, sizeof *db);
 	if (!db)
 		return SBX_ENOMEM_SET();
 	int rc = engine_open(&db->impl, path, opts);
@@ -65,7 +66,7 @@ int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *opts)
 int sbx_db_connect(sbx_db **out, const char *url)
 {
 	*out = NULL;
-	sbx_db *db = calloc(1, sizeof *db);
+	sbx_db *db = sbx_calloc(1, sizeof *db);
 	if (!db)
 		return SBX_ENOMEM_SET();
 	/* the URL's scheme picks the client backend */
@@ -241,7 +242,7 @@ int sbx_bulk_writer_open(sbx_bulk_writer **out, sbx_db *db, const char *table,
 	CHECK_TABLE_NAME(table);
 	if (!db->ops->bulk)
 		return table_unsupported(db, "bulk load", "bulk load");
-	sbx_bulk_writer *w = calloc(1, sizeof *w);
+	sbx_bulk_writer *w = sbx_calloc(1, sizeof *w);
 	if (!w)
 		return SBX_ENOMEM_SET();
 	int rc = db->ops->bulk->open(&w->impl, db->impl, table, dir);
@@ -361,8 +362,8 @@ int sbx_table_open(sbx_table **out, sbx_db *db, const char *name)
 {
 	*out = NULL;
 	CHECK_TABLE_NAME(name);
-	sbx_table *t = calloc(1, sizeof *t);
-	if (!t || !(t->name = strdup(name))) {
+	sbx_table *t = sbx_calloc(1, sizeof *t);
+	if (!t || !(t->name = sbx_strdup(name))) {
 		free(t);
 		return SBX_ENOMEM_SET();
 	}
@@ -500,7 +501,7 @@ int sbx_scanner_new(sbx_scanner **out, const sbx_scanner_ops *ops,
 {
 	assert(out && ops && ops->next && ops->close);
 	*out = NULL;
-	sbx_scanner *s = malloc(sizeof *s);
+	sbx_scanner *s = sbx_malloc(sizeof *s);
 	if (!s) {
 		ops->close(state);
 		return SBX_ENOMEM_SET();

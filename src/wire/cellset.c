@@ -9,6 +9,7 @@
  */
 #include "wire/cellset.h"
 
+#include "common/alloc.h"
 #include "common/base64.h"
 #include "common/buf.h"
 #include "wire/pb.h"
@@ -38,7 +39,7 @@ rest_row *rest_cellset_add_row(rest_cellset *cs)
 {
 	if (cs->nrows == cs->cap) {
 		size_t cap = cs->cap ? cs->cap * 2 : 4;
-		rest_row *rows = realloc(cs->rows, cap * sizeof *rows);
+		rest_row *rows = sbx_realloc(cs->rows, cap * sizeof *rows);
 		if (!rows)
 			return NULL;
 		cs->rows = rows;
@@ -53,7 +54,7 @@ rest_cell *rest_row_add_cell(rest_row *row)
 {
 	if (row->ncells == row->cap) {
 		size_t cap = row->cap ? row->cap * 2 : 4;
-		rest_cell *cells = realloc(row->cells, cap * sizeof *cells);
+		rest_cell *cells = sbx_realloc(row->cells, cap * sizeof *cells);
 		if (!cells)
 			return NULL;
 		row->cells = cells;
