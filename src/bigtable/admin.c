@@ -7,6 +7,7 @@
  */
 #include "bigtable/bigtable.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 
 #include <stdio.h>
@@ -39,7 +40,7 @@ int bt_table_path(char **out, bt_db *db, const char *name)
 		name = colon + 1;
 	}
 	size_t len = strlen(db->instance) + strlen(name) + 16;
-	if (!(*out = malloc(len)))
+	if (!(*out = sbx_malloc(len)))
 		return SBX_ENOMEM_SET();
 	snprintf(*out, len, "%s/tables/%s", db->instance, name);
 	return SBX_OK;
@@ -49,7 +50,7 @@ int bt_table_path(char **out, bt_db *db, const char *name)
 
 static Sbxbta__GcRule *gc_versions(int n)
 {
-	Sbxbta__GcRule *r = malloc(sizeof *r);
+	Sbxbta__GcRule *r = sbx_malloc(sizeof *r);
 	if (!r)
 		return NULL;
 	sbxbta__gc_rule__init(r);
@@ -60,8 +61,8 @@ static Sbxbta__GcRule *gc_versions(int n)
 
 static Sbxbta__GcRule *gc_age(int64_t seconds)
 {
-	Sbxbta__GcRule *r = malloc(sizeof *r);
-	Sbxbta__Duration *d = malloc(sizeof *d);
+	Sbxbta__GcRule *r = sbx_malloc(sizeof *r);
+	Sbxbta__Duration *d = sbx_malloc(sizeof *d);
 	if (!r || !d) {
 		free(r);
 		free(d);
@@ -79,10 +80,10 @@ static Sbxbta__GcRule *gc_age(int64_t seconds)
 static Sbxbta__GcRule *gc_pair(bool union_, Sbxbta__GcRule *a,
 			       Sbxbta__GcRule *b)
 {
-	Sbxbta__GcRule *r = malloc(sizeof *r);
-	Sbxbta__GcRule **v = malloc(2 * sizeof *v);
-	void *holder = union_ ? (void *)malloc(sizeof(Sbxbta__GcRule__Union))
-			      : (void *)malloc(sizeof(Sbxbta__GcRule__Intersection));
+	Sbxbta__GcRule *r = sbx_malloc(sizeof *r);
+	Sbxbta__GcRule **v = sbx_malloc(2 * sizeof *v);
+	void *holder = union_ ? (void *)sbx_malloc(sizeof(Sbxbta__GcRule__Union))
+			      : (void *)sbx_malloc(sizeof(Sbxbta__GcRule__Intersection));
 	if (!r || !v || !holder || !a || !b) {
 		free(r);
 		free(v);
@@ -207,7 +208,7 @@ static int get_table(Sbxbta__Table **out, bt_db *db, const char *name)
 static int families_of(const Sbxbta__Table *t, sbx_family_desc **out,
 		       size_t *n)
 {
-	sbx_family_desc *f = calloc(t->n_column_families + 1, sizeof *f);
+	sbx_family_desc *f = sbx_calloc(t->n_column_families + 1, sizeof *f);
 	if (!f)
 		return SBX_ENOMEM_SET();
 	for (size_t i = 0; i < t->n_column_families; i++) {
@@ -232,7 +233,7 @@ int bt_schema_get(bt_db *db, const char *table, sbx_family_desc **out,
 	pthread_mutex_lock(&db->lock);
 	for (bt_schema *s = db->schemas; s; s = s->next)
 		if (!strcmp(s->table, table)) {
-			*out = malloc((s->n + 1) * sizeof **out);
+			*out = sbx_malloc((s->n + 1) * sizeof **out);
 			if (*out) {
 				memcpy(*out, s->families, s->n * sizeof **out);
 				*n = s->n;
@@ -249,9 +250,9 @@ int bt_schema_get(bt_db *db, const char *table, sbx_family_desc **out,
 	protobuf_c_message_free_unpacked(&t->base, NULL);
 	if (rc)
 		return rc;
-	bt_schema *s = calloc(1, sizeof *s);
-	if (s && (s->table = strdup(table)) &&
-	    (s->families = malloc((*n + 1) * sizeof *s->families))) {
+	bt_schema *s = sbx_calloc(1, sizeof *s);
+	if (s && (s->table = sbx_strdup(table)) &&
+	    (s->families = sbx_malloc((*n + 1) * sizeof *s->families))) {
 		memcpy(s->families, *out, *n * sizeof *s->families);
 		s->n = *n;
 		pthread_mutex_lock(&db->lock);
@@ -312,8 +313,8 @@ int bt_namespace_drop(void *db, const char *ns)
 int bt_namespace_list(char ***out, void *db)
 {
 	(void)db;
-	char **v = calloc(2, sizeof *v);
-	if (!v || !(v[0] = strdup("default"))) {
+	char **v = sbx_calloc(2, sizeof *v);
+	if (!v || !(v[0] = sbx_strdup("default"))) {
 		free(v);
 		return SBX_ENOMEM_SET();
 	}
@@ -350,11 +351,11 @@ int bt_table_create(void *p, const char *name, const sbx_family_desc *f,
 		return rc;
 	const char *id = strrchr(path, '/') + 1;
 	Sbxbta__Table table = SBXBTA__TABLE__INIT;
-	Sbxbta__Table__ColumnFamiliesEntry *entries = calloc(n, sizeof *entries);
-	Sbxbta__Table__ColumnFamiliesEntry **ep = calloc(n, sizeof *ep);
-	Sbxbta__ColumnFamily *cfs = calloc(n, sizeof *cfs);
-	Sbxbta__CreateTableRequest__Split *sp = calloc(nsplits + 1, sizeof *sp);
-	Sbxbta__CreateTableRequest__Split **spp = calloc(nsplits + 1, sizeof *spp);
+	Sbxbta__Table__ColumnFamiliesEntry *entries = sbx_calloc(n, sizeof *entries);
+	Sbxbta__Table__ColumnFamiliesEntry **ep = sbx_calloc(n, sizeof *ep);
+	Sbxbta__ColumnFamily *cfs = sbx_calloc(n, sizeof *cfs);
+	Sbxbta__CreateTableRequest__Split *sp = sbx_calloc(nsplits + 1, sizeof *sp);
+	Sbxbta__CreateTableRequest__Split **spp = sbx_calloc(nsplits + 1, sizeof *spp);
 	rc = entries && ep && cfs && sp && spp ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < n; i++) {
 		sbxbta__table__column_families_entry__init(&entries[i]);
@@ -420,8 +421,8 @@ int bt_table_describe(sbx_table_info **out, void *p, const char *name)
 	int rc = get_table(&t, p, name);
 	if (rc)
 		return rc;
-	sbx_table_info *info = calloc(1, sizeof *info);
-	if (!info || !(info->name = strdup(name)))
+	sbx_table_info *info = sbx_calloc(1, sizeof *info);
+	if (!info || !(info->name = sbx_strdup(name)))
 		rc = SBX_ENOMEM_SET();
 	else
 		rc = families_of(t, &info->families, &info->nfamilies);
@@ -455,11 +456,11 @@ int bt_table_list(char ***out, void *p)
 		return rc;
 	/* the emulator ignores paging; production pages at its default size,
 	 * which the next_page_token loop below would need (docs/bigtable.md) */
-	char **v = calloc(resp->n_tables + 1, sizeof *v);
+	char **v = sbx_calloc(resp->n_tables + 1, sizeof *v);
 	size_t k = 0;
 	for (size_t i = 0; v && i < resp->n_tables; i++) {
 		const char *n = strrchr(resp->tables[i]->name, '/');
-		if (!(v[k++] = strdup(n ? n + 1 : resp->tables[i]->name))) {
+		if (!(v[k++] = sbx_strdup(n ? n + 1 : resp->tables[i]->name))) {
 			sbx_strv_free(v);
 			v = NULL;
 		}
@@ -640,8 +641,8 @@ int bt_table_open(void **out, void *p, const char *name)
 {
 	bt_db *db = p;
 	*out = NULL;
-	bt_table *t = calloc(1, sizeof *t);
-	int rc = t && (t->name = strdup(name)) ? SBX_OK : SBX_ENOMEM_SET();
+	bt_table *t = sbx_calloc(1, sizeof *t);
+	int rc = t && (t->name = sbx_strdup(name)) ? SBX_OK : SBX_ENOMEM_SET();
 	if (!rc)
 		rc = bt_table_path(&t->path, db, name);
 	if (!rc) { /* open fails on a missing table, as the other backends */
@@ -685,7 +686,7 @@ static int on_sample(void *p, ProtobufCMessage **msg)
 		return SBX_OK; /* "" = the end of the table */
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 16;
-		sbx_buf *v = realloc(c->keys, cap * sizeof *v);
+		sbx_buf *v = sbx_realloc(c->keys, cap * sizeof *v);
 		if (!v)
 			return SBX_ENOMEM_SET();
 		c->keys = v;
@@ -700,7 +701,7 @@ static int on_sample(void *p, ProtobufCMessage **msg)
 static uint8_t *copy_key(const sbx_buf *b, size_t *len)
 {
 	*len = b ? b->len : 0;
-	uint8_t *d = malloc(*len + 1);
+	uint8_t *d = sbx_malloc(*len + 1);
 	if (d && *len)
 		memcpy(d, b->data, *len);
 	return d;
@@ -725,7 +726,7 @@ int bt_regions(sbx_region_info **out, size_t *n, void *p, const char *table)
 		rc = sbx_error_set(SBX_ENOTFOUND, "table '%s' does not exist",
 				   table);
 	/* tablet i covers [key i-1, key i): the sample keys end tablets */
-	sbx_region_info *r = rc ? NULL : calloc(c.n + 1, sizeof *r);
+	sbx_region_info *r = rc ? NULL : sbx_calloc(c.n + 1, sizeof *r);
 	if (!rc && !r)
 		rc = SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i <= c.n; i++) {
@@ -734,7 +735,7 @@ int bt_regions(sbx_region_info **out, size_t *n, void *p, const char *table)
 		r[i].end_key = copy_key(i < c.n ? &c.keys[i] : NULL,
 					&r[i].end_len);
 		size_t len = strlen(table) + 64;
-		r[i].name = malloc(len);
+		r[i].name = sbx_malloc(len);
 		if (!r[i].start_key || !r[i].end_key || !r[i].name) {
 			rc = SBX_ENOMEM_SET();
 			sbx_region_infos_free(r, i + 1);

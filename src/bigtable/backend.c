@@ -8,6 +8,7 @@
  */
 #include "bigtable/bigtable.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 
 #include <stdio.h>
@@ -139,12 +140,12 @@ int bigtable_connect(void **out, const char *url)
 			"emulator so far: set BIGTABLE_EMULATOR_HOST=host:port "
 			"(production Bigtable needs TLS and OAuth2, not yet "
 			"supported)");
-	bt_db *db = calloc(1, sizeof *db);
+	bt_db *db = sbx_calloc(1, sizeof *db);
 	if (!db)
 		return SBX_ENOMEM_SET();
 	size_t len = strlen(p) + 32;
-	db->instance = malloc(len);
-	db->target = strdup(host);
+	db->instance = sbx_malloc(len);
+	db->target = sbx_strdup(host);
 	if (!db->instance || !db->target) {
 		free(db->instance);
 		free(db->target);

@@ -11,6 +11,7 @@
 #include "bigtable/merge.h"
 
 #include "common/clock.h"
+#include "common/alloc.h"
 #include "common/error.h"
 #include "model/mutation.h"
 #include "model/result.h"
@@ -33,13 +34,13 @@ static void *own(mut_list *l, size_t size)
 {
 	if (l->nmem == l->capmem) {
 		size_t cap = l->capmem ? 2 * l->capmem : 32;
-		void **m = realloc(l->mem, cap * sizeof *m);
+		void **m = sbx_realloc(l->mem, cap * sizeof *m);
 		if (!m)
 			return NULL;
 		l->mem = m;
 		l->capmem = cap;
 	}
-	void *p = calloc(1, size ? size : 1);
+	void *p = sbx_calloc(1, size ? size : 1);
 	if (p)
 		l->mem[l->nmem++] = p;
 	return p;
@@ -58,7 +59,7 @@ static Sbxbt__Mutation *push(mut_list *l)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 16;
-		Sbxbt__Mutation **v = realloc(l->v, cap * sizeof *v);
+		Sbxbt__Mutation **v = sbx_realloc(l->v, cap * sizeof *v);
 		if (!v)
 			return NULL;
 		l->v = v;
@@ -241,7 +242,7 @@ static int build(bt_table *t, const sbx_mutation *m, mut_list *l)
 					ts + 1000);
 		} else if (type == SBX_CELL_DELETE) {
 			/* the newest version: read its time first */
-			Sbxbt__RowFilter *f, *lim = malloc(sizeof *lim);
+			Sbxbt__RowFilter *f, *lim = sbx_malloc(sizeof *lim);
 			rc = bt_filter_column(&f, fam, mut_qual(m, op),
 					      op->qual_len);
 			if (!rc && lim) {
@@ -353,8 +354,8 @@ static int rmw(bt_table *t, const sbx_mutation *m, sbx_result **out)
 		     m->ops[i].kind == MUT_APPEND;
 	if (!n)
 		return SBX_OK;
-	Sbxbt__ReadModifyWriteRule *rules = calloc(n, sizeof *rules);
-	Sbxbt__ReadModifyWriteRule **rp = calloc(n, sizeof *rp);
+	Sbxbt__ReadModifyWriteRule *rules = sbx_calloc(n, sizeof *rules);
+	Sbxbt__ReadModifyWriteRule **rp = sbx_calloc(n, sizeof *rp);
 	if (!rules || !rp) {
 		free(rules);
 		free(rp);
@@ -456,10 +457,10 @@ int bt_mutate(void *p, const sbx_mutation *m, sbx_result **out)
 int bt_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 {
 	bt_table *t = p;
-	mut_list *lists = calloc(n ? n : 1, sizeof *lists);
-	Sbxbt__MutateRowsRequest__Entry *entries = calloc(n ? n : 1, sizeof *entries);
-	Sbxbt__MutateRowsRequest__Entry **ep = calloc(n ? n : 1, sizeof *ep);
-	size_t *index = calloc(n ? n : 1, sizeof *index);
+	mut_list *lists = sbx_calloc(n ? n : 1, sizeof *lists);
+	Sbxbt__MutateRowsRequest__Entry *entries = sbx_calloc(n ? n : 1, sizeof *entries);
+	Sbxbt__MutateRowsRequest__Entry **ep = sbx_calloc(n ? n : 1, sizeof *ep);
+	size_t *index = sbx_calloc(n ? n : 1, sizeof *index);
 	int first = SBX_OK;
 	if (!lists || !entries || !ep || !index) {
 		first = SBX_ENOMEM_SET();
@@ -549,13 +550,13 @@ static int predicate(Sbxbt__RowFilter **out, bool *polarity,
 				  c->qualifier_len);
 	if (rc)
 		return rc;
-	Sbxbt__RowFilter *lim = malloc(sizeof *lim);
-	Sbxbt__RowFilter *val = malloc(sizeof *val);
-	Sbxbt__ValueRange *vr = malloc(sizeof *vr);
-	uint8_t *v = malloc(c->value_len + 4); /* or the 3-byte "\\C+" */
-	Sbxbt__RowFilter **parts = malloc(3 * sizeof *parts);
-	Sbxbt__RowFilter__Chain *ch = malloc(sizeof *ch);
-	Sbxbt__RowFilter *top = malloc(sizeof *top);
+	Sbxbt__RowFilter *lim = sbx_malloc(sizeof *lim);
+	Sbxbt__RowFilter *val = sbx_malloc(sizeof *val);
+	Sbxbt__ValueRange *vr = sbx_malloc(sizeof *vr);
+	uint8_t *v = sbx_malloc(c->value_len + 4); /* or the 3-byte "\\C+" */
+	Sbxbt__RowFilter **parts = sbx_malloc(3 * sizeof *parts);
+	Sbxbt__RowFilter__Chain *ch = sbx_malloc(sizeof *ch);
+	Sbxbt__RowFilter *top = sbx_malloc(sizeof *top);
 	if (!lim || !val || !vr || !v || !parts || !ch || !top) {
 		bt_filter_free(col);
 		free(lim);
@@ -611,7 +612,7 @@ static int predicate(Sbxbt__RowFilter **out, bool *polarity,
 		default: /* EQUAL */
 			vr->start_value_case = SBXBT__VALUE_RANGE__START_VALUE_START_VALUE_CLOSED;
 			vr->start_value_closed = b;
-			ProtobufCBinaryData b2 = {c->value_len, malloc(c->value_len)};
+			ProtobufCBinaryData b2 = {c->value_len, sbx_malloc(c->value_len)};
 			if (!b2.data) {
 				free(b.data);
 				b.data = NULL;

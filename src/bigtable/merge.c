@@ -8,6 +8,8 @@
  */
 #include "bigtable/merge.h"
 
+#include "common/alloc.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +80,7 @@ static int start_cell(bt_merger *m, const bt_chunk *c)
 		return bad(m, "a cell without family and qualifier");
 	if (m->row.n == m->row.cap) {
 		size_t cap = m->row.cap ? 2 * m->row.cap : 16;
-		bt_cell *v = realloc(m->row.cells, cap * sizeof *v);
+		bt_cell *v = sbx_realloc(m->row.cells, cap * sizeof *v);
 		if (!v)
 			return SBX_ENOMEM;
 		m->row.cells = v;

@@ -7,6 +7,7 @@
  */
 #include "bigtable/bigtable.h"
 
+#include "common/alloc.h"
 #include "common/error.h"
 
 #include <grpc/byte_buffer_reader.h>
@@ -96,7 +97,7 @@ static int map_status(grpc_status_code st, const char *method,
 static grpc_byte_buffer *pack(const ProtobufCMessage *req)
 {
 	size_t len = protobuf_c_message_get_packed_size(req);
-	uint8_t *buf = malloc(len ? len : 1);
+	uint8_t *buf = sbx_malloc(len ? len : 1);
 	if (!buf)
 		return NULL;
 	protobuf_c_message_pack(req, buf);

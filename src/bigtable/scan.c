@@ -12,6 +12,7 @@
 #include "bigtable/merge.h"
 
 #include "common/clock.h"
+#include "common/alloc.h"
 #include "common/error.h"
 #include "model/result.h"
 #include "model/rules.h"
@@ -39,7 +40,7 @@ int bt_ts_micros(int64_t ts_ms, int64_t *out)
 
 static Sbxbt__RowFilter *filter_new(void)
 {
-	Sbxbt__RowFilter *f = malloc(sizeof *f);
+	Sbxbt__RowFilter *f = sbx_malloc(sizeof *f);
 	if (f)
 		sbxbt__row_filter__init(f);
 	return f;
@@ -108,8 +109,8 @@ static Sbxbt__RowFilter *filter_combine(bool chain, Sbxbt__RowFilter **v,
 	if (ok && n == 1)
 		return v[0];
 	Sbxbt__RowFilter *f = ok && n ? filter_new() : NULL;
-	Sbxbt__RowFilter **copy = f ? malloc(n * sizeof *copy) : NULL;
-	void *holder = copy ? malloc(sizeof(Sbxbt__RowFilter__Chain)) : NULL;
+	Sbxbt__RowFilter **copy = f ? sbx_malloc(n * sizeof *copy) : NULL;
+	void *holder = copy ? sbx_malloc(sizeof(Sbxbt__RowFilter__Chain)) : NULL;
 	if (!holder) {
 		for (size_t i = 0; i < n; i++)
 			bt_filter_free(v[i]);
@@ -153,7 +154,7 @@ static int server_filter(Sbxbt__RowFilter **out, const sbx_read_opts *o,
 	Sbxbt__RowFilter *parts[3];
 	size_t np = 0;
 	if (o->ncolumns) {
-		Sbxbt__RowFilter **cols = malloc(o->ncolumns * sizeof *cols);
+		Sbxbt__RowFilter **cols = sbx_malloc(o->ncolumns * sizeof *cols);
 		if (!cols)
 			return SBX_ENOMEM_SET();
 		for (size_t i = 0; i < o->ncolumns; i++) {
@@ -169,7 +170,7 @@ static int server_filter(Sbxbt__RowFilter **out, const sbx_read_opts *o,
 	}
 	if (o->min_ts > 0 || o->max_ts != INT64_MAX) {
 		Sbxbt__RowFilter *f = filter_new();
-		Sbxbt__TimestampRange *r = malloc(sizeof *r);
+		Sbxbt__TimestampRange *r = sbx_malloc(sizeof *r);
 		if (!f || !r) {
 			free(f);
 			free(r);
@@ -407,7 +408,7 @@ static int hbase_row(bt_scanner *s, const bt_row *row, sbx_result **out)
 			return SBX_OK;
 		}
 	}
-	sort_item *items = malloc((row->n + 1) * sizeof *items);
+	sort_item *items = sbx_malloc((row->n + 1) * sizeof *items);
 	if (!items)
 		return SBX_ENOMEM_SET();
 	for (size_t i = 0; i < row->n; i++)
@@ -571,7 +572,7 @@ static int on_row(void *p, const bt_row *row)
 		return rc;
 	if (s->npage == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 64;
-		sbx_result **v = realloc(s->page, cap * sizeof *v);
+		sbx_result **v = sbx_realloc(s->page, cap * sizeof *v);
 		if (!v) {
 			sbx_result_free(res);
 			return SBX_ENOMEM_SET();
@@ -673,7 +674,7 @@ void bt_scanner_close(void *p)
 
 static uint8_t *dup_bytes(const void *p, size_t len)
 {
-	uint8_t *d = malloc(len + 1);
+	uint8_t *d = sbx_malloc(len + 1);
 	if (d && len)
 		memcpy(d, p, len);
 	return d;
@@ -683,7 +684,7 @@ int bt_scanner_open(void **out, void *p, const sbx_scan_opts *o)
 {
 	bt_table *t = p;
 	*out = NULL;
-	bt_scanner *s = calloc(1, sizeof *s);
+	bt_scanner *s = sbx_calloc(1, sizeof *s);
 	if (!s)
 		return SBX_ENOMEM_SET();
 	s->t = t;
