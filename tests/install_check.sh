@@ -19,7 +19,8 @@ extra=""
 asan=$(nm -A "$work"/prefix/lib*/libsaltbox.a 2>/dev/null | grep -c __asan_ || true)
 [ "${asan:-0}" -gt 0 ] && extra="-fsanitize=address,undefined"
 # only the public API is global in the archive (sanitizer runtime hooks aside)
-leaked=$(nm -g --defined-only "$work"/prefix/lib*/libsaltbox.a |
+leaked=$(nm -g --defined-only "$work"/prefix/lib*/libsaltbox.a \
+	"$work"/prefix/lib*/libsaltbox-engine.a |
 	awk 'NF == 3 && $3 !~ /^sbx_/ && $3 !~ /^__(asan|ubsan|odr_asan|sancov)/ {print $3}' |
 	head -5)
 if [ -n "$leaked" ]; then
@@ -33,5 +34,19 @@ if pkg-config --print-requires saltbox | grep -Eq 'microhttpd|expat'; then
 fi
 cc -std=c11 $extra -o "$work/tour" "$src/examples/api_tour.c" $flags -lstdc++
 "$work/tour" "$work/data" | grep -q "claimed: yes"
+# the embedded store alone: pkg-config saltbox-engine links neither libcurl
+# nor gRPC, and the tour (embedded only) runs the same
+if pkg-config --print-requires saltbox-engine | grep -Eq 'curl|grpc|protobuf'; then
+	echo "saltbox-engine.pc requires a client backend's libraries" >&2
+	exit 1
+fi
+flags=$(pkg-config --cflags --libs saltbox-engine)
+cc -std=c11 $extra -o "$work/tour-engine" "$src/examples/api_tour.c" $flags -lstdc++
+clients=$(nm "$work/tour-engine" | grep -Ec ' (U|T) (curl_|grpc_)' || true)
+if [ "${clients:-0}" -gt 0 ]; then
+	echo "a program on libsaltbox-engine holds libcurl or gRPC symbols" >&2
+	exit 1
+fi
+"$work/tour-engine" "$work/data-engine" | grep -q "claimed: yes"
 "$work/prefix/bin/saltbox" --version
 echo "install check passed"

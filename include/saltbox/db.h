@@ -71,8 +71,12 @@ SBX_API int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *op
  * kinds is sent as one request per kind (increments, appends, deletes,
  * puts, in that order): each is atomic, the whole is not. Truncate is drop
  * and re-create (region boundaries are not kept); drop needs no disable.
+ * "bigtable://PROJECT/INSTANCE" connects to Cloud Bigtable instead
+ * (docs/bigtable.md).
  * Errors: SBX_EINVAL (url NULL, not http:// or https://, or without a
- * host); nothing else, as nothing is sent. *out is NULL on failure.
+ * host); SBX_EUNSUPPORTED when the program links libsaltbox-engine (the
+ * embedded store alone: pkg-config saltbox-engine), which has no client
+ * backends; nothing else, as nothing is sent. *out is NULL on failure.
  */
 SBX_API int sbx_db_connect(sbx_db **out, const char *url);
 

@@ -63,14 +63,24 @@ int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *opts)
 	return SBX_OK;
 }
 
+/* libsaltbox-engine (the embedded store alone, for programs that link
+ * neither libcurl nor gRPC) compiles this file with SBX_ENGINE_ONLY
+ * (src/CMakeLists.txt): there a URL is SBX_EUNSUPPORTED. */
 int sbx_db_connect(sbx_db **out, const char *url)
 {
 	*out = NULL;
+	/* the URL's scheme picks the client backend */
+	bool bigtable = url && !strncmp(url, "bigtable://", 11);
+#ifdef SBX_ENGINE_ONLY
+	return sbx_error_set(SBX_EUNSUPPORTED,
+			     "%s: this program links libsaltbox-engine, which "
+			     "has no %s client (link libsaltbox for it)",
+			     url ? url : "(null)",
+			     bigtable ? "Cloud Bigtable" : "HBase REST");
+#else
 	sbx_db *db = sbx_calloc(1, sizeof *db);
 	if (!db)
 		return SBX_ENOMEM_SET();
-	/* the URL's scheme picks the client backend */
-	bool bigtable = url && !strncmp(url, "bigtable://", 11);
 	int rc = bigtable ? bigtable_connect(&db->impl, url)
 			  : remote_connect(&db->impl, url);
 	if (rc) {
@@ -80,6 +90,7 @@ int sbx_db_connect(sbx_db **out, const char *url)
 	db->ops = bigtable ? &bigtable_backend_ops : &remote_backend_ops;
 	*out = db;
 	return SBX_OK;
+#endif
 }
 
 void sbx_db_close(sbx_db *db)
