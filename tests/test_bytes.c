@@ -113,5 +113,43 @@ static void test_base64_strict_and_lenient(void)
 	sbx_buf_free(&b);
 }
 
+static void test_url_encoding(void)
+{
+	sbx_buf b = {0};
+	/* RFC 3986 unreserved bytes as they are, every other byte %HH */
+	CHECK_INT(sbx_url_append(&b, "aZ09-._~", 8), SBX_OK);
+	CHECK_MEM(b.data, b.len, "aZ09-._~");
+	sbx_buf_reset(&b);
+	CHECK_INT(sbx_url_append(&b, "a b/\x00\xff%", 7), SBX_OK);
+	CHECK_MEM(b.data, b.len, "a%20b%2F%00%FF%25");
+	sbx_buf_reset(&b);
+	CHECK_INT(sbx_url_append(&b, "", 0), SBX_OK);
+	CHECK_INT(b.len, 0);
+	sbx_buf_free(&b);
+}
+
+static void test_cell_order_is_hbase_order(void)
+{
+	/* family, qualifier, newest first, a delete marker before a put at
+	 * one timestamp (CellComparator within a row) */
+	sbx_cell a = {.family = "f", .family_len = 1, .qualifier = (const uint8_t *)"q",
+		      .qualifier_len = 1, .timestamp = 5, .type = SBX_CELL_PUT};
+	sbx_cell b = a;
+	CHECK_INT(sbx_cell_cmp(&a, &b), 0);
+	b.timestamp = 4;
+	CHECK_INT(sign(sbx_cell_cmp(&a, &b)), -1);
+	b.timestamp = 5;
+	b.type = SBX_CELL_DELETE_COLUMN;
+	CHECK_INT(sign(sbx_cell_cmp(&a, &b)), 1);
+	b = a;
+	b.qualifier = (const uint8_t *)"qq";
+	b.qualifier_len = 2;
+	CHECK_INT(sign(sbx_cell_cmp(&a, &b)), -1);
+	b = a;
+	b.family = "e";
+	CHECK_INT(sign(sbx_cell_cmp(&a, &b)), 1);
+}
+
 TEST_MAIN(T(test_bytes_cmp_is_hbase_order), T(test_hex_digits_and_strings),
-	  T(test_binary_strings), T(test_base64_strict_and_lenient))
+	  T(test_binary_strings), T(test_base64_strict_and_lenient),
+	  T(test_url_encoding), T(test_cell_order_is_hbase_order))

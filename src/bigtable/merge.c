@@ -9,6 +9,7 @@
 #include "bigtable/merge.h"
 
 #include "common/alloc.h"
+#include "common/bytes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,13 +35,6 @@ static int bad(bt_merger *m, const char *why)
 {
 	snprintf(m->why, sizeof m->why, "%s", why);
 	return SBX_EREMOTE;
-}
-
-static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	size_t n = al < bl ? al : bl;
-	int c = n ? memcmp(a, b, n) : 0;
-	return c ? c : (al < bl ? -1 : al > bl);
 }
 
 static void reset_row(bt_merger *m)
@@ -125,7 +119,7 @@ int bt_merger_chunk(bt_merger *m, const bt_chunk *c, bt_row_fn fn, void *ctx)
 		if (!c->has_family || !c->has_qualifier)
 			return bad(m, "a new row without family and qualifier");
 		if (m->have_last) {
-			int d = cmp_bytes(c->row_key, c->row_key_len,
+			int d = sbx_bytes_cmp(c->row_key, c->row_key_len,
 					  m->last_key.data, m->last_key.len);
 			if (d == 0)
 				return bad(m, "duplicate row key");
@@ -145,7 +139,7 @@ int bt_merger_chunk(bt_merger *m, const bt_chunk *c, bt_row_fn fn, void *ctx)
 			return SBX_OK;
 		}
 		if (c->row_key_len &&
-		    cmp_bytes(c->row_key, c->row_key_len, m->row.key.data,
+		    sbx_bytes_cmp(c->row_key, c->row_key_len, m->row.key.data,
 			      m->row.key.len))
 			return bad(m, "a new row key before the commit");
 		if ((rc = start_cell(m, c)))
@@ -159,7 +153,7 @@ int bt_merger_chunk(bt_merger *m, const bt_chunk *c, bt_row_fn fn, void *ctx)
 			return SBX_OK;
 		}
 		if (c->row_key_len &&
-		    cmp_bytes(c->row_key, c->row_key_len, m->row.key.data,
+		    sbx_bytes_cmp(c->row_key, c->row_key_len, m->row.key.data,
 			      m->row.key.len))
 			return bad(m, "a new row key inside a split cell");
 		if (c->has_family || c->has_qualifier || c->timestamp_micros ||

@@ -8,6 +8,7 @@
 #include "bigtable/bigtable.h"
 
 #include "common/alloc.h"
+#include "common/bytes.h"
 #include "common/error.h"
 
 #include <grpc/byte_buffer_reader.h>
@@ -54,18 +55,9 @@ void bt_rpc_close(bt_db *db)
 /* x-goog-request-params: key=URL-encoded value. */
 static int route_header(sbx_buf *b, const char *key, const char *value)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	if (sbx_buf_printf(b, "%s=", key))
+	if (sbx_buf_printf(b, "%s=", key) ||
+	    sbx_url_append(b, value, strlen(value)))
 		return SBX_ENOMEM;
-	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
-		bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			     (*p >= '0' && *p <= '9') || strchr("-._~", *p);
-		int rc = plain ? sbx_buf_push(b, *p)
-			       : sbx_buf_printf(b, "%%%c%c", hex[*p >> 4],
-						hex[*p & 15]);
-		if (rc)
-			return SBX_ENOMEM;
-	}
 	return SBX_OK;
 }
 

@@ -11,6 +11,7 @@
 #include "bigtable/bigtable.h"
 #include "bigtable/merge.h"
 
+#include "common/bytes.h"
 #include "common/clock.h"
 #include "common/alloc.h"
 #include "common/error.h"
@@ -325,13 +326,6 @@ typedef struct bt_scanner {
 	int error;
 } bt_scanner;
 
-static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	size_t n = al < bl ? al : bl;
-	int c = n ? memcmp(a, b, n) : 0;
-	return c ? c : (al < bl ? -1 : al > bl);
-}
-
 typedef struct sort_ctx {
 	const bt_row *row;
 	size_t idx;
@@ -343,10 +337,10 @@ static int cmp_cell(const void *pa, const void *pb)
 	const bt_row *r = a->row;
 	const bt_cell *x = &r->cells[a->idx], *y = &r->cells[b->idx];
 	const uint8_t *d = r->arena.data;
-	int c = cmp_bytes(d + x->family_off, x->family_len, d + y->family_off,
+	int c = sbx_bytes_cmp(d + x->family_off, x->family_len, d + y->family_off,
 			  y->family_len);
 	if (!c)
-		c = cmp_bytes(d + x->qual_off, x->qual_len, d + y->qual_off,
+		c = sbx_bytes_cmp(d + x->qual_off, x->qual_len, d + y->qual_off,
 			      y->qual_len);
 	if (!c)
 		c = x->timestamp_micros > y->timestamp_micros ? -1
@@ -369,12 +363,12 @@ static const sbx_family_desc *family_of(const bt_scanner *s, const char *f,
 static bool row_in_bounds(const bt_scanner *s, const uint8_t *row, size_t len)
 {
 	if (s->start_len) {
-		int c = cmp_bytes(row, len, s->start, s->start_len);
+		int c = sbx_bytes_cmp(row, len, s->start, s->start_len);
 		if ((s->reversed ? c > 0 : c < 0) || (!c && !s->start_inclusive))
 			return false;
 	}
 	if (s->stop_len) {
-		int c = cmp_bytes(row, len, s->stop, s->stop_len);
+		int c = sbx_bytes_cmp(row, len, s->stop, s->stop_len);
 		if ((s->reversed ? c < 0 : c > 0) || (!c && !s->stop_inclusive))
 			return false;
 	}
@@ -397,7 +391,7 @@ static int hbase_row(bt_scanner *s, const bt_row *row, sbx_result **out)
 			sbx_filter_hint h = {0};
 			if (sbx_filter_row_hint(flt, row->key.data, row->key.len,
 						&h)) {
-				int d = cmp_bytes(h.row.data, h.row.len,
+				int d = sbx_bytes_cmp(h.row.data, h.row.len,
 						  row->key.data, row->key.len);
 				if ((s->reversed ? d < 0 : d > 0) &&
 				    !sbx_buf_set(&s->hint, h.row.data, h.row.len))
@@ -426,12 +420,12 @@ static int hbase_row(bt_scanner *s, const bt_row *row, sbx_result **out)
 	int req = s->read.max_versions <= 0 ? INT32_MAX : s->read.max_versions;
 	for (size_t i = 0; !rc && i < row->n; i++) {
 		const bt_cell *c = &row->cells[items[i].idx];
-		bool new_family = !prev || cmp_bytes(d + c->family_off,
+		bool new_family = !prev || sbx_bytes_cmp(d + c->family_off,
 						     c->family_len,
 						     d + prev->family_off,
 						     prev->family_len);
 		bool new_column = new_family ||
-				  cmp_bytes(d + c->qual_off, c->qual_len,
+				  sbx_bytes_cmp(d + c->qual_off, c->qual_len,
 					    d + prev->qual_off, prev->qual_len);
 		prev = c;
 		if (new_family) {
@@ -455,7 +449,7 @@ static int hbase_row(bt_scanner *s, const bt_row *row, sbx_result **out)
 		if (rc || skip_family || skip_column)
 			continue;
 		if (seeking) {
-			if (cmp_bytes(d + c->qual_off, c->qual_len, seek.data,
+			if (sbx_bytes_cmp(d + c->qual_off, c->qual_len, seek.data,
 				      seek.len) < 0)
 				continue;
 			seeking = false;
@@ -560,7 +554,7 @@ static int on_row(void *p, const bt_row *row)
 	if (s->done || !row_in_bounds(s, row->key.data, row->key.len))
 		return SBX_OK;
 	if (s->have_hint) {
-		int d = cmp_bytes(row->key.data, row->key.len, s->hint.data,
+		int d = sbx_bytes_cmp(row->key.data, row->key.len, s->hint.data,
 				  s->hint.len);
 		if (s->reversed ? d > 0 : d < 0)
 			return SBX_OK;
@@ -648,7 +642,7 @@ static bool empty_range(const bt_scanner *s)
 {
 	if (!s->start_len || !s->stop_len)
 		return false;
-	int c = cmp_bytes(s->start, s->start_len, s->stop, s->stop_len);
+	int c = sbx_bytes_cmp(s->start, s->start_len, s->stop, s->stop_len);
 	if (c == 0)
 		return !s->start_inclusive || !s->stop_inclusive;
 	return s->reversed ? c < 0 : c > 0;

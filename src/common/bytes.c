@@ -6,6 +6,7 @@
 #include "common/bytes.h"
 
 #include "common/buf.h"
+#include "common/error.h"
 
 const char sbx_hex_upper[17] = "0123456789ABCDEF";
 const char sbx_hex_lower[17] = "0123456789abcdef";
@@ -42,6 +43,26 @@ int sbx_hex_decode(sbx_buf *out, const char *hex, size_t len, size_t *bad_at)
 			return SBX_EINVAL;
 		}
 		out->data[out->len++] = (uint8_t)(hi << 4 | lo);
+	}
+	return SBX_OK;
+}
+
+int sbx_url_append(sbx_buf *out, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	if (len > SIZE_MAX / 4 || sbx_buf_reserve(out, len * 3 + 1))
+		return sbx_error_set(SBX_ENOMEM, "out of memory");
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = p[i];
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+		    c == '~') {
+			out->data[out->len++] = c;
+		} else {
+			out->data[out->len++] = '%';
+			out->data[out->len++] = (uint8_t)sbx_hex_upper[c >> 4];
+			out->data[out->len++] = (uint8_t)sbx_hex_upper[c & 15];
+		}
 	}
 	return SBX_OK;
 }

@@ -26,6 +26,23 @@ static inline int sbx_bytes_cmp(const void *a, size_t alen, const void *b,
 	return alen < blen ? -1 : alen > blen;
 }
 
+/* HBase's order of the cells of one row (CellComparator without the row):
+ * family, qualifier, timestamp descending, type descending (delete
+ * markers before puts at one timestamp). */
+static inline int sbx_cell_cmp(const sbx_cell *a, const sbx_cell *b)
+{
+	int c = sbx_bytes_cmp(a->family, a->family_len, b->family,
+			      b->family_len);
+	if (!c)
+		c = sbx_bytes_cmp(a->qualifier, a->qualifier_len, b->qualifier,
+				  b->qualifier_len);
+	if (!c && a->timestamp != b->timestamp)
+		c = a->timestamp > b->timestamp ? -1 : 1;
+	if (!c && a->type != b->type)
+		c = a->type > b->type ? -1 : 1;
+	return c;
+}
+
 /* a[0..n) == b[0..n), inline: the read path compares short keys (a row
  * prefix, a qualifier) per cell, where a call to memcmp costs more than
  * the comparison. */
@@ -71,6 +88,11 @@ int sbx_hex_append(sbx_buf *out, const void *data, size_t len, bool upper);
  * odd count), out unchanged and no message set: callers word the error in
  * their own terms. SBX_ENOMEM (message set) when out cannot grow. */
 int sbx_hex_decode(sbx_buf *out, const char *hex, size_t len, size_t *bad_at);
+
+/* Append bytes percent-encoded for a URL path segment or query value
+ * (RFC 3986: all but A-Z a-z 0-9 - . _ ~ as %HH, upper case). SBX_OK or
+ * SBX_ENOMEM (message set; out unchanged). */
+int sbx_url_append(sbx_buf *out, const void *data, size_t len);
 
 /* Append bytes as HBase prints them (Bytes.toStringBinary): printable
  * ASCII but the backslash as is, every other byte as \xHH (upper case).

@@ -21,23 +21,7 @@
 
 int remote_url_append(sbx_buf *out, const void *data, size_t len)
 {
-	const char *hex = sbx_hex_upper;
-	const uint8_t *p = data;
-	if (sbx_buf_reserve(out, len * 3 + 1))
-		return SBX_ENOMEM_SET();
-	for (size_t i = 0; i < len; i++) {
-		uint8_t c = p[i];
-		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-		    (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-		    c == '~') {
-			out->data[out->len++] = c;
-		} else {
-			out->data[out->len++] = '%';
-			out->data[out->len++] = (uint8_t)hex[c >> 4];
-			out->data[out->len++] = (uint8_t)hex[c & 15];
-		}
-	}
-	return SBX_OK;
+	return sbx_url_append(out, data, len);
 }
 
 int remote_url_append_str(sbx_buf *out, const char *s)

@@ -359,25 +359,13 @@ static int send_rmw(remote_table *t, const sbx_mutation *m, mut_kind kind,
 	return rc;
 }
 
-static int cmp_cell_order(const sbx_cell *x, const sbx_cell *y)
-{
-	int c = sbx_bytes_cmp(x->family, x->family_len, y->family,
-			      y->family_len);
-	if (!c)
-		c = sbx_bytes_cmp(x->qualifier, x->qualifier_len, y->qualifier,
-				  y->qualifier_len);
-	if (c)
-		return c;
-	return x->timestamp > y->timestamp ? -1 : x->timestamp < y->timestamp;
-}
-
 /* Results of increments and appends come from two requests: put the
  * cells back in HBase order (family, qualifier, newest first). */
 static void sort_result(sbx_result *r)
 {
 	for (size_t i = 1; i < r->n; i++)
 		for (size_t j = i;
-		     j > 0 && cmp_cell_order(&r->cells[j - 1], &r->cells[j]) > 0;
+		     j > 0 && sbx_cell_cmp(&r->cells[j - 1], &r->cells[j]) > 0;
 		     j--) {
 			sbx_cell tmp = r->cells[j];
 			r->cells[j] = r->cells[j - 1];

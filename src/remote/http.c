@@ -198,7 +198,13 @@ int remote_request(remote_db *db, const char *method, const char *path,
 		backoff = backoff * 2 > 2000 ? 2000 : backoff * 2;
 	}
 	int rc = SBX_OK;
-	if (c != CURLE_OK) {
+	if (c == CURLE_WRITE_ERROR) {
+		/* on_body refuses data only when the body buffer cannot
+		 * grow: out of memory here, not a gateway out of reach */
+		rc = SBX_ENOMEM_SET();
+		remote_resp_free(out);
+		curl_easy_cleanup(h);
+	} else if (c != CURLE_OK) {
 		rc = sbx_error_set(SBX_EREMOTE,
 				   "cannot reach the HBase REST gateway at %s "
 				   "(%s %s): %s; gave up after %d attempt%s",

@@ -519,7 +519,10 @@ static void row_put(rest_request *rq, rest_response *rs, sbx_table *t)
 	}
 	char err[REST_ERR_LEN] = "";
 	rest_cellset cs;
-	if (rest_cellset_decode(&cs, fmt, rq->body, rq->body_len, err))
+	int drc = rest_cellset_decode(&cs, fmt, rq->body, rq->body_len, err);
+	if (drc == SBX_ENOMEM)
+		return rest_error(rs, 503, "out of memory");
+	if (drc)
 		return rest_error(rs, 400, "%s", err);
 	const char *op = check ? (const char *)check->value.data : NULL;
 	if (op && cs.nrows != 1)
