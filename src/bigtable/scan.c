@@ -720,34 +720,10 @@ int bt_scanner_open(void **out, void *p, const sbx_scan_opts *o)
 	return SBX_OK;
 }
 
-/* The next `batch` cells of s->pending as their own result. */
 static int take_batch(bt_scanner *s, sbx_result **out)
 {
-	sbx_result *p = s->pending;
-	size_t n = p->n - s->pending_pos;
-	if (n > (size_t)s->batch)
-		n = (size_t)s->batch;
-	sbx_result *res;
-	int rc = result_new(&res, p->arena.data, p->row_len);
-	for (size_t i = 0; !rc && i < n; i++) {
-		const sbx_cell *c = &p->cells[s->pending_pos + i];
-		rc = result_add(res, c->family, c->family_len, c->qualifier,
-				c->qualifier_len, c->timestamp, c->type,
-				c->value, c->value_len);
-	}
-	if (!rc)
-		rc = result_finish(res);
-	if (rc) {
-		sbx_result_free(res);
-		return rc;
-	}
-	s->pending_pos += n;
-	if (s->pending_pos >= p->n) {
-		sbx_result_free(p);
-		s->pending = NULL;
-	}
-	*out = res;
-	return SBX_OK;
+	return result_take_batch(out, &s->pending, &s->pending_pos,
+				 (size_t)s->batch);
 }
 
 int bt_scanner_next(void *p, sbx_result **out)

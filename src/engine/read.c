@@ -568,34 +568,10 @@ static int assemble_row(reader *r, sbx_result **out)
 	return rc;
 }
 
-/* Split off the next `batch` cells of r->pending as their own result. */
 static int take_batch(reader *r, sbx_result **out)
 {
-	sbx_result *p = r->pending;
-	size_t n = p->n - r->pending_pos;
-	if (n > (size_t)r->batch)
-		n = (size_t)r->batch;
-	sbx_result *res;
-	int rc = result_new(&res, p->arena.data, p->row_len);
-	for (size_t i = 0; !rc && i < n; i++) {
-		const sbx_cell *c = &p->cells[r->pending_pos + i];
-		rc = result_add(res, c->family, c->family_len, c->qualifier,
-				c->qualifier_len, c->timestamp, c->type,
-				c->value, c->value_len);
-	}
-	if (!rc)
-		rc = result_finish(res);
-	if (rc) {
-		sbx_result_free(res);
-		return rc;
-	}
-	r->pending_pos += n;
-	if (r->pending_pos >= p->n) {
-		sbx_result_free(p);
-		r->pending = NULL;
-	}
-	*out = res;
-	return SBX_OK;
+	return result_take_batch(out, &r->pending, &r->pending_pos,
+				 (size_t)r->batch);
 }
 
 int reader_next(reader *r, sbx_result **out)

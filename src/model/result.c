@@ -16,6 +16,7 @@
 #include "common/alloc.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -323,4 +324,36 @@ void sbx_result_free(sbx_result *r)
 		free(r->cells);
 	if (!spare_keep(r, r->block_size))
 		free(r);
+}
+
+int result_take_batch(sbx_result **out, sbx_result **pending, size_t *pos,
+		      size_t batch)
+{
+	assert(*pending && batch > 0); /* REQUIRES */
+	*out = NULL;
+	sbx_result *p = *pending;
+	size_t n = p->n - *pos;
+	if (n > batch)
+		n = batch;
+	sbx_result *res;
+	int rc = result_new(&res, p->arena.data, p->row_len);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const sbx_cell *c = &p->cells[*pos + i];
+		rc = result_add(res, c->family, c->family_len, c->qualifier,
+				c->qualifier_len, c->timestamp, c->type,
+				c->value, c->value_len);
+	}
+	if (!rc)
+		rc = result_finish(res);
+	if (rc) {
+		sbx_result_free(res);
+		return rc;
+	}
+	*pos += n;
+	if (*pos >= p->n) {
+		sbx_result_free(p);
+		*pending = NULL;
+	}
+	*out = res;
+	return SBX_OK;
 }

@@ -86,4 +86,11 @@ int result_finish(sbx_result *r);
 /* Drop every cell (keeps the row). */
 void result_clear(sbx_result *r);
 
+/* Scan.setBatch for a backend that reads a row whole: the next `batch`
+ * cells of *pending from *pos on, as a result of their own in *out; once
+ * the last cell is handed out, *pending is freed and set NULL.
+ * REQUIRES: *pending, batch > 0. SBX_ENOMEM (message set; nothing moved). */
+int result_take_batch(sbx_result **out, sbx_result **pending, size_t *pos,
+		      size_t batch);
+
 #endif
