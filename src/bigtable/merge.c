@@ -105,6 +105,23 @@ static bool bare(const bt_chunk *c)
 	       !c->value_len && c->timestamp_micros == 0 && !c->nlabels;
 }
 
+/* A reset chunk drops the row read so far; it carries nothing else. */
+static int reset(bt_merger *m, const bt_chunk *c)
+{
+	if (!bare(c))
+		return bad(m, "a reset chunk carries data");
+	reset_row(m);
+	return SBX_OK;
+}
+
+/* A chunk inside a row names that row or none. */
+static bool other_row(const bt_merger *m, const bt_chunk *c)
+{
+	return c->row_key_len &&
+	       sbx_bytes_cmp(c->row_key, c->row_key_len, m->row.key.data,
+			     m->row.key.len);
+}
+
 int bt_merger_chunk(bt_merger *m, const bt_chunk *c, bt_row_fn fn, void *ctx)
 {
 	int rc;
@@ -132,29 +149,17 @@ int bt_merger_chunk(bt_merger *m, const bt_chunk *c, bt_row_fn fn, void *ctx)
 			return rc;
 		break;
 	case BT_ROW_IN_PROGRESS:
-		if (c->reset_row) {
-			if (!bare(c))
-				return bad(m, "a reset chunk carries data");
-			reset_row(m);
-			return SBX_OK;
-		}
-		if (c->row_key_len &&
-		    sbx_bytes_cmp(c->row_key, c->row_key_len, m->row.key.data,
-			      m->row.key.len))
+		if (c->reset_row)
+			return reset(m, c);
+		if (other_row(m, c))
 			return bad(m, "a new row key before the commit");
 		if ((rc = start_cell(m, c)))
 			return rc;
 		break;
 	case BT_CELL_IN_PROGRESS:
-		if (c->reset_row) {
-			if (!bare(c))
-				return bad(m, "a reset chunk carries data");
-			reset_row(m);
-			return SBX_OK;
-		}
-		if (c->row_key_len &&
-		    sbx_bytes_cmp(c->row_key, c->row_key_len, m->row.key.data,
-			      m->row.key.len))
+		if (c->reset_row)
+			return reset(m, c);
+		if (other_row(m, c))
 			return bad(m, "a new row key inside a split cell");
 		if (c->has_family || c->has_qualifier || c->timestamp_micros ||
 		    c->nlabels)

@@ -314,6 +314,26 @@ out:
 
 /* ---- check-and-mutate, increment, append --------------------------------------- */
 
+/* HBase's checkAndMutate with the checked cell's value (an empty value:
+ * the column must be absent): 200 when the mutation ran, 304 when the
+ * check failed. */
+static void check_and_mutate(rest_response *rs, sbx_table *t,
+			     const uint8_t *key, size_t klen,
+			     const char *family, const uint8_t *q, size_t qlen,
+			     const rest_cell *chk, const sbx_mutation *m)
+{
+	sbx_check check = {family, q, qlen, SBX_CMP_EQUAL,
+			   chk->value.data ? (const void *)chk->value.data
+					   : (const void *)"",
+			   chk->value.len};
+	bool ok = false;
+	int rc = sbx_table_check_and_mutate(&ok, NULL, t, key, klen, &check, m);
+	if (rc)
+		rest_sbx_error(rs, rc);
+	else
+		rest_empty(rs, ok ? 200 : 304);
+}
+
 static void check_put(rest_request *rq, rest_response *rs, sbx_table *t,
 		      const rest_cellset *cs)
 {
@@ -347,17 +367,7 @@ static void check_put(rest_request *rq, rest_response *rs, sbx_table *t,
 		const uint8_t *key;
 		size_t klen;
 		row_key(rq, rs, r, &key, &klen);
-		sbx_check check = {family, q, qlen, SBX_CMP_EQUAL,
-				   chk->value.data ? (const void *)chk->value.data
-						   : (const void *)"",
-				   chk->value.len};
-		bool ok = false;
-		rc = sbx_table_check_and_mutate(&ok, NULL, t, key, klen, &check,
-						m);
-		if (rc)
-			rest_sbx_error(rs, rc);
-		else
-			rest_empty(rs, ok ? 200 : 304);
+		check_and_mutate(rs, t, key, klen, family, q, qlen, chk, m);
 	}
 	sbx_mutation_free(m);
 	sbx_buf_free(&tmp);
@@ -409,19 +419,8 @@ static void check_delete(rest_request *rq, rest_response *rs, sbx_table *t,
 	    (rc = sbx_mutation_delete(m, SBX_CELL_DELETE_COLUMN, family, q, qlen,
 				      SBX_LATEST_TIMESTAMP)))
 		rest_sbx_error(rs, rc);
-	if (rc == SBX_OK) {
-		sbx_check check = {family, q, qlen, SBX_CMP_EQUAL,
-				   chk->value.data ? (const void *)chk->value.data
-						   : (const void *)"",
-				   chk->value.len};
-		bool ok = false;
-		rc = sbx_table_check_and_mutate(&ok, NULL, t, key, klen, &check,
-						m);
-		if (rc)
-			rest_sbx_error(rs, rc);
-		else
-			rest_empty(rs, ok ? 200 : 304);
-	}
+	if (rc == SBX_OK)
+		check_and_mutate(rs, t, key, klen, family, q, qlen, chk, m);
 	sbx_mutation_free(m);
 	sbx_buf_free(&tmp);
 	sbx_buf_free(&tmp2);
