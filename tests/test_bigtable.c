@@ -3,7 +3,8 @@
  * rules read back by describe, family changes, reversed scans through the
  * bigtable-features header, and interop with Google's own `cbt`: cells
  * Saltbox writes are read by `cbt read`, cells `cbt set` writes are read by
- * Saltbox. Runs under tests/run_bigtable.sh (test_bigtable_bigtable); run
+ * Saltbox, and the same with Google's Node.js client (bigtable_node). Runs
+ * under tests/run_bigtable.sh (test_bigtable_bigtable); run
  * alone (no emulator) it says it is skipped.
  */
 #include "engine_util.h"
@@ -129,6 +130,54 @@ static void test_cbt_interop(void)
 	sbx_table_close(t);
 }
 
+/* The same both ways with Google's Node.js client (tests/bigtable_node/
+ * run.sh installs it and sets SBX_BT_NODE to its interop.js). */
+static void test_node_client_interop(void)
+{
+	const char *js = getenv("SBX_BT_NODE");
+	if (!js) {
+		printf("skip [%s]: runs from tests/bigtable_node/run.sh (ctest "
+		       "bigtable_node), which installs @google-cloud/bigtable\n",
+		       check_current);
+		return;
+	}
+	CHECK_INT(make_table(db, "nodejs", "cf", 3), SBX_OK);
+	sbx_table *t = NULL;
+	CHECK_INT(sbx_table_open(&t, db, "nodejs"), SBX_OK);
+	REQUIRE(t);
+	CHECK_INT(put1(t, "a-saltbox", "cf", "greeting", 1234, "hello node"),
+		  SBX_OK);
+	CHECK_INT(put1(t, "a-saltbox", "cf", "greeting", 1500, "newer"),
+		  SBX_OK);
+	CHECK_INT(put1(t, "b-saltbox", "cf", "x", 7, "seven"), SBX_OK);
+	char cmd[8192], out[8192], err[1024];
+	snprintf(err, sizeof err, "%s/node.err",
+		 getenv("SBX_TEST_TMP") ? getenv("SBX_TEST_TMP") : "/tmp");
+	/* stderr apart: the client warns that it finds no GCE metadata */
+	snprintf(cmd, sizeof cmd, "node '%s' read nodejs 2>>'%s'", js, err);
+	CHECK(run(cmd, out, sizeof out));
+	/* HBase milliseconds are Bigtable's microseconds / 1000; versions
+	 * newest first */
+	CHECK_STR(out, "a-saltbox/cf:greeting@1500000=newer\n"
+		       "a-saltbox/cf:greeting@1234000=hello node\n"
+		       "b-saltbox/cf:x@7000=seven\n");
+	snprintf(cmd, sizeof cmd,
+		 "node '%s' write nodejs c-node cf note 5000000 written-by-node "
+		 "2>>'%s'",
+		 js, err);
+	CHECK(run(cmd, out, sizeof out));
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	CHECK_STR(get_str(t, "c-node", &o, true),
+		  "c-node/cf:note@5000=written-by-node;");
+	if (check_failures) {
+		snprintf(cmd, sizeof cmd, "cat '%s' >&2", err);
+		if (system(cmd) != 0)
+			fprintf(stderr, "(no %s)\n", err);
+	}
+	sbx_table_close(t);
+}
+
 int main(void)
 {
 	if (!test_bigtable()) {
@@ -143,6 +192,7 @@ int main(void)
 		T(test_schema_as_gc_rules),
 		T(test_reversed_and_limits),
 		T(test_cbt_interop),
+		T(test_node_client_interop),
 	};
 	int failed = 0;
 	for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
