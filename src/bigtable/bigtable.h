@@ -72,6 +72,26 @@ int bt_unary(bt_db *db, const char *method, const char *route_key,
 int bt_rpc_open(bt_db *db, const char *target);
 void bt_rpc_close(bt_db *db);
 
+/* ---- MutateRows' streamed answers (data.c) ------------------------------ */
+
+/* The entries of one MutateRows call: Bigtable answers in any number of
+ * streamed responses, each naming some entries by their index in the
+ * request with a google.rpc.Status. */
+typedef struct bt_rows_status {
+	size_t n;    /* entries sent */
+	int *code;   /* gRPC code per entry; -1 until a response names it */
+	char **text; /* the server's message for a failed entry (owned) */
+} bt_rows_status;
+
+/* Record one response's entries (an index outside the request is
+ * ignored). SBX_ENOMEM only. */
+int bt_rows_status_add(bt_rows_status *st,
+		       const Sbxbt__MutateRowsResponse *resp);
+/* Whether a failed entry may be sent again: UNAVAILABLE, DEADLINE_EXCEEDED
+ * and ABORTED, as Google's clients retry them (the backend always sends
+ * explicit timestamps, so a SetCell sent twice writes the same cell). */
+bool bt_rows_code_retryable(int code);
+
 /* ---- admin.c -------------------------------------------------------------- */
 
 /* "projects/P/instances/I/tables/T" for an HBase name; SBX_EUNSUPPORTED

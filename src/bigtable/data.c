@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define DATA "/google.bigtable.v2.Bigtable/"
 
@@ -454,6 +455,126 @@ int bt_mutate(void *p, const sbx_mutation *m, sbx_result **out)
 	return rc;
 }
 
+/* ---- MutateRows ------------------------------------------------------------ */
+
+int bt_rows_status_add(bt_rows_status *st,
+		       const Sbxbt__MutateRowsResponse *resp)
+{
+	for (size_t i = 0; i < resp->n_entries; i++) {
+		const Sbxbt__MutateRowsResponse__Entry *e = resp->entries[i];
+		if (e->index < 0 || (uint64_t)e->index >= st->n)
+			continue;
+		size_t at = (size_t)e->index;
+		int code = e->status ? e->status->code : 0;
+		st->code[at] = code;
+		free(st->text[at]);
+		st->text[at] = NULL;
+		if (code && e->status->message &&
+		    !(st->text[at] = sbx_strdup(e->status->message)))
+			return SBX_ENOMEM_SET();
+	}
+	return SBX_OK;
+}
+
+bool bt_rows_code_retryable(int code)
+{
+	return code == 14 /* UNAVAILABLE */ || code == 4 /* DEADLINE_EXCEEDED */
+	       || code == 10 /* ABORTED */;
+}
+
+static int on_rows_response(void *ctx, ProtobufCMessage **msg)
+{
+	return bt_rows_status_add(ctx, (const Sbxbt__MutateRowsResponse *)*msg);
+}
+
+#define ROWS_ATTEMPTS 3
+
+/* Send entries ep[0..k) (request index i is the caller's mutation
+ * index[i]) and set statuses[index[i]]; entries that fail with a
+ * retryable code, or that no response named before the stream ended, are
+ * sent again, up to ROWS_ATTEMPTS times in all. Returns the first error. */
+static int mutate_rows(bt_table *t, Sbxbt__MutateRowsRequest__Entry **ep,
+		       size_t k, const size_t *index, int *statuses)
+{
+	Sbxbt__MutateRowsRequest__Entry **send = sbx_calloc(k, sizeof *send);
+	size_t *at = sbx_calloc(k, sizeof *at); /* send[j] is ep[at[j]] */
+	bt_rows_status st = {k, sbx_calloc(k, sizeof(int)),
+			     sbx_calloc(k, sizeof(char *))};
+	int first = SBX_OK;
+	if (!send || !at || !st.code || !st.text) {
+		first = SBX_ENOMEM_SET();
+		goto out;
+	}
+	size_t m = k;
+	for (size_t j = 0; j < k; j++) {
+		send[j] = ep[j];
+		at[j] = j;
+	}
+	long backoff_ms = 10;
+	for (int attempt = 1; m; attempt++) {
+		st.n = m;
+		for (size_t j = 0; j < m; j++)
+			st.code[j] = -1;
+		Sbxbt__MutateRowsRequest req = SBXBT__MUTATE_ROWS_REQUEST__INIT;
+		req.table_name = t->path;
+		req.n_entries = m;
+		req.entries = send;
+		int rc = bt_call(t->db, DATA "MutateRows", "table_name", t->path,
+				 &req.base, &sbxbt__mutate_rows_response__descriptor,
+				 on_rows_response, &st);
+		bool last = attempt == ROWS_ATTEMPTS;
+		size_t again = 0;
+		for (size_t j = 0; j < m; j++) {
+			int code = st.code[j];
+			bool retry = code < 0 ? rc == SBX_OK || rc == SBX_EREMOTE
+					      : bt_rows_code_retryable(code);
+			if (code == 0) {
+				if (statuses)
+					statuses[index[at[j]]] = SBX_OK;
+				continue;
+			}
+			if (retry && !last && rc != SBX_ENOMEM) {
+				send[again] = send[j];
+				at[again++] = at[j];
+				continue;
+			}
+			int err;
+			if (code < 0)
+				err = rc ? rc
+					 : sbx_error_set(SBX_EREMOTE,
+							 "Bigtable MutateRows: "
+							 "no status for an entry");
+			else
+				err = sbx_error_set(
+				    st.text[j] && strstr(st.text[j], "unknown family")
+					? SBX_ENOFAMILY
+					: SBX_EREMOTE,
+				    "Bigtable MutateRows: %s (status %d)",
+				    st.text[j] ? st.text[j] : "", code);
+			if (statuses)
+				statuses[index[at[j]]] = err;
+			if (!first)
+				first = err;
+		}
+		for (size_t j = 0; j < m; j++) {
+			free(st.text[j]);
+			st.text[j] = NULL;
+		}
+		m = again;
+		if (m) {
+			struct timespec ts = {0, backoff_ms * 1000000L};
+			nanosleep(&ts, NULL);
+			backoff_ms *= 4;
+		}
+	}
+out:
+	free(send);
+	free(at);
+	free(st.code);
+	free(st.text);
+	return first;
+}
+
 int bt_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 {
 	bt_table *t = p;
@@ -487,42 +608,9 @@ int bt_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 			first = rc;
 	}
 	if (k) {
-		Sbxbt__MutateRowsRequest req = SBXBT__MUTATE_ROWS_REQUEST__INIT;
-		req.table_name = t->path;
-		req.n_entries = k;
-		req.entries = ep;
-		Sbxbt__MutateRowsResponse *resp = NULL;
-		int rc = bt_unary(t->db, DATA "MutateRows", "table_name",
-				  t->path, &req.base,
-				  &sbxbt__mutate_rows_response__descriptor,
-				  (ProtobufCMessage **)&resp);
-		/* production may stream several responses; the emulator
-		 * sends one with every entry (docs/bigtable.md) */
-		for (size_t i = 0; !rc && i < resp->n_entries; i++) {
-			const Sbxbt__MutateRowsResponse__Entry *e =
-				resp->entries[i];
-			if (!e->status || !e->status->code || e->index < 0 ||
-			    (size_t)e->index >= k)
-				continue;
-			int code = sbx_error_set(
-				strstr(e->status->message, "unknown family")
-					? SBX_ENOFAMILY
-					: SBX_EREMOTE,
-				"Bigtable MutateRows: %s (status %d)",
-				e->status->message, e->status->code);
-			if (statuses)
-				statuses[index[e->index]] = code;
-			if (!first)
-				first = code;
-		}
-		if (resp)
-			protobuf_c_message_free_unpacked(&resp->base, NULL);
-		if (rc) {
-			for (size_t i = 0; statuses && i < k; i++)
-				statuses[index[i]] = rc;
-			if (!first)
-				first = rc;
-		}
+		int rc = mutate_rows(t, ep, k, index, statuses);
+		if (rc && !first)
+			first = rc;
 	}
 out:
 	for (size_t i = 0; lists && i < n; i++)
