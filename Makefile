@@ -1,6 +1,10 @@
 # Saltbox: the two commands of the README's quick start, and a few helpers.
-#   make run   - install missing Debian packages, build, start the REST server
-#   make test  - same set-up, then build with ASan+UBSan and run every test
+#   make run   - install the missing Debian packages running needs (only
+#                those: scripts/bootstrap.sh run), build the `saltbox`
+#                command, start the REST server
+#   make test  - install what the tests need as well (bootstrap.sh test:
+#                clang, chromium, nginx, wrk, node, ...), build everything,
+#                then again with ASan+UBSan, and run every test
 DATA ?= ./saltbox-data
 JOBS ?= $(shell nproc)
 
@@ -8,8 +12,13 @@ JOBS ?= $(shell nproc)
 
 all: build
 
+# What bootstrap installs: `run` for running, `test` for the tests and
+# benchmarks too (a target-specific value, as WERROR below).
+MODE ?= run
+test bench: MODE = test
+
 bootstrap:
-	@scripts/bootstrap.sh
+	@scripts/bootstrap.sh $(MODE)
 
 # Warnings are errors for the tests (and CI), not for `make run`.
 WERROR ?= OFF
@@ -17,7 +26,7 @@ test: WERROR = ON
 
 build: bootstrap
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo $(if $(filter ON,$(WERROR)),-DSBX_WERROR=ON) >/dev/null
-	cmake --build build -j $(JOBS)
+	cmake --build build -j $(JOBS) $(if $(filter run,$(MODE)),--target saltbox-cli)
 
 run: build
 	./build/saltbox serve --data $(DATA)

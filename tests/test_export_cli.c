@@ -91,6 +91,20 @@ static void setup(const char *data)
 	sbx_db_close(db);
 }
 
+/* The first line of file `path` is `want`. */
+static void f_first_line_is(const char *path, const char *want)
+{
+	char line[4096] = "";
+	FILE *f = fopen(path, "r");
+	CHECK(f != NULL);
+	if (f) {
+		if (!fgets(line, sizeof line, f))
+			line[0] = 0;
+		fclose(f);
+	}
+	CHECK_STR(line, want);
+}
+
 static void test_round_trips(void)
 {
 	char data[4096], file[4200], args[16384];
@@ -163,10 +177,18 @@ static void test_bad_lines_and_options(void)
 	fclose(f);
 	snprintf(args, sizeof args, "import --data '%s' --format json json '%s'",
 		 data, file);
-	CHECK_INT(run_saltbox(args), 0);
+	CHECK_INT(run_saltbox(args), 1); /* lines were rejected */
 	CHECK_OUT("3 lines, 2 bad lines, 1 mutations");
 	CHECK_OUT("bad line 3: malformed JSON");
+	CHECK_OUT("saltbox import: 2 of 3 lines rejected (--skip-bad imports "
+		  "the rest and exits 0)");
 	CHECK_STR(dump(data, "json"), "a/q@3=v;");
+	snprintf(args, sizeof args,
+		 "import --data '%s' --format json --skip-bad json '%s'", data,
+		 file);
+	CHECK_INT(run_saltbox(args), 0);
+	CHECK_OUT("3 lines, 2 bad lines, 1 mutations");
+	CHECK(strstr(cli_out, "rejected") == NULL);
 
 	snprintf(args, sizeof args, "export --data '%s' --format xml src", data);
 	CHECK_INT(run_saltbox(args), 2);
@@ -180,4 +202,163 @@ static void test_bad_lines_and_options(void)
 	CHECK_INT(run_saltbox("import"), 2);
 }
 
-TEST_MAIN(T(test_round_trips), T(test_bad_lines_and_options))
+/* Issue 18.12: ten lines, ten bad: not a success. */
+static void test_all_rejected_fails(void)
+{
+	char data[4096], file[4200], args[16384];
+	snprintf(data, sizeof data, "%s", test_dir("exportcli_allbad"));
+	setup(data);
+	snprintf(file, sizeof file, "%s.in", data);
+	FILE *f = fopen(file, "w");
+	REQUIRE(f);
+	for (int i = 0; i < 10; i++)
+		fprintf(f, "row%d,cf:q,1,v\n", i); /* commas, not tabs */
+	fclose(f);
+	snprintf(args, sizeof args, "import --data '%s' tsv '%s'", data, file);
+	CHECK_INT(run_saltbox(args), 1);
+	CHECK_OUT("import: 10 lines, 10 bad lines, 0 mutations\n"
+		  "saltbox import: 10 of 10 lines rejected (--skip-bad imports "
+		  "the rest and exits 0)\n");
+	snprintf(args, sizeof args, "import --data '%s' --skip-bad tsv '%s'",
+		 data, file);
+	CHECK_INT(run_saltbox(args), 0);
+	CHECK_STR(dump(data, "tsv"), "");
+}
+
+/* Issue 18.12: export writes the schema first; import --create makes the
+ * table from it (families and their attributes), a missing table without
+ * --create says how. */
+static void test_import_create(void)
+{
+	char data[4096], file[4200], args[16384];
+	snprintf(data, sizeof data, "%s", test_dir("exportcli_create"));
+	setup(data);
+	const char *fmts[] = {"tsv", "json"};
+	for (int i = 0; i < 2; i++) {
+		snprintf(file, sizeof file, "%s.%s", data, fmts[i]);
+		snprintf(args, sizeof args,
+			 "export --data '%s' --format %s --versions 3 src '%s'",
+			 data, fmts[i], file);
+		CHECK_INT(run_saltbox(args), 0);
+		f_first_line_is(file, "#saltbox-schema\t{\"name\":\"src\","
+				      "\"ColumnSchema\":[{\"name\":\"cf\","
+				      "\"VERSIONS\":\"3\"}]}\n");
+		snprintf(args, sizeof args,
+			 "import --data '%s' --format %s copy_%s '%s'", data,
+			 fmts[i], fmts[i], file);
+		CHECK_INT(run_saltbox(args), 1);
+		CHECK_OUT("table 'copy_");
+		CHECK_OUT("does not exist (--create makes it from the "
+			  "export's schema)");
+		snprintf(args, sizeof args,
+			 "import --data '%s' --format %s --create copy_%s '%s'",
+			 data, fmts[i], fmts[i], file);
+		CHECK_INT(run_saltbox(args), 0);
+		CHECK_OUT("import: created table 'copy_");
+		CHECK_OUT("' with 1 family\n");
+		CHECK_OUT(i ? "import: 4 lines, 0 bad lines, 3 mutations"
+			    : "import: 5 lines, 0 bad lines, 4 mutations");
+		char copy[32];
+		snprintf(copy, sizeof copy, "copy_%s", fmts[i]);
+		CHECK_STR(dump(data, copy), dump(data, "src"));
+		sbx_db *db;
+		REQUIRE(sbx_db_open(&db, data, NULL) == SBX_OK);
+		sbx_table_info *info;
+		REQUIRE(sbx_table_describe(&info, db, copy) == SBX_OK);
+		CHECK_INT((int)info->nfamilies, 1);
+		CHECK_STR(info->families[0].name, "cf");
+		CHECK_INT(info->families[0].max_versions, 3);
+		sbx_table_info_free(info);
+		sbx_db_close(db);
+		/* again into the table now there: imported, not re-created */
+		CHECK_INT(run_saltbox(args), 0);
+		CHECK(strstr(cli_out, "created table") == NULL);
+	}
+	/* --create on a file without the schema line */
+	snprintf(file, sizeof file, "%s.noschema", data);
+	FILE *f = fopen(file, "w");
+	REQUIRE(f);
+	fputs("r\tcf:q\t1\tv\n", f);
+	fclose(f);
+	snprintf(args, sizeof args, "import --data '%s' --create fresh '%s'",
+		 data, file);
+	CHECK_INT(run_saltbox(args), 1);
+	CHECK_OUT("has no schema line");
+}
+
+/* Issue 18.12: the README's export/import example, run verbatim in a
+ * directory laid out as the README assumes (./build/saltbox, and a
+ * ./saltbox-data holding 'messages'). */
+static void test_readme_example(void)
+{
+	const char *src = getenv("SBX_SOURCE_DIR");
+	REQUIRE(src);
+	char path[4200], dir[4096], cmd[16384];
+	snprintf(path, sizeof path, "%s/README.md", src);
+	FILE *f = fopen(path, "r");
+	REQUIRE(f);
+	static char readme[1 << 17];
+	size_t n = fread(readme, 1, sizeof readme - 1, f);
+	readme[n] = 0;
+	fclose(f);
+	const char *intro = strstr(readme, "`saltbox export` and `saltbox "
+					   "import` move");
+	REQUIRE(intro);
+	const char *open = strstr(intro, "```sh\n");
+	REQUIRE(open);
+	open += 6;
+	const char *close = strstr(open, "```");
+	REQUIRE(close);
+	char block[4096];
+	snprintf(block, sizeof block, "%.*s", (int)(close - open), open);
+	CHECK(strstr(block, "saltbox export") != NULL);
+	CHECK(strstr(block, "saltbox import") != NULL);
+
+	snprintf(dir, sizeof dir, "%s", test_dir("readme_export"));
+	snprintf(cmd, sizeof cmd,
+		 "rm -rf '%s' && mkdir -p '%s/build' && ln -s '%s' "
+		 "'%s/build/saltbox'",
+		 dir, dir, getenv("SBX_SALTBOX"), dir);
+	REQUIRE(system(cmd) == 0);
+	snprintf(path, sizeof path, "%s/saltbox-data", dir);
+	sbx_db *db;
+	REQUIRE(sbx_db_open(&db, path, NULL) == SBX_OK);
+	sbx_family_desc fam;
+	sbx_family_desc_init(&fam, "m");
+	fam.max_versions = 3;
+	CHECK_INT(sbx_table_create(db, "messages", &fam, 1), SBX_OK);
+	sbx_table *t;
+	REQUIRE(sbx_table_open(&t, db, "messages") == SBX_OK);
+	const char *rows[] = {"user1", "user2"};
+	for (int i = 0; i < 2; i++) {
+		sbx_mutation *m;
+		CHECK_INT(sbx_mutation_new(&m, rows[i], 5), SBX_OK);
+		CHECK_INT(sbx_mutation_put(m, "m", "text", 4, 100 + i, "hi", 2),
+			  SBX_OK);
+		CHECK_INT(sbx_mutation_put(m, "m", "text", 4, 200 + i, "hello",
+					   5),
+			  SBX_OK);
+		CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
+		sbx_mutation_free(m);
+	}
+	sbx_table_close(t);
+	sbx_db_close(db);
+	/* the block as written, each command must succeed */
+	snprintf(path, sizeof path, "%s/block.sh", dir);
+	f = fopen(path, "w");
+	REQUIRE(f);
+	fputs(block, f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "cd '%s' && sh -e block.sh 2>&1", dir);
+	CHECK_INT(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/saltbox-data", dir);
+	char want[4096];
+	snprintf(want, sizeof want, "%s", dump(path, "messages"));
+	CHECK_STR(want, "user1/text@200=hello;user1/text@100=hi;"
+			"user2/text@201=hello;user2/text@101=hi;");
+	CHECK_STR(dump(path, "messages_copy"), want);
+}
+
+TEST_MAIN(T(test_round_trips), T(test_bad_lines_and_options),
+	  T(test_all_rejected_fails), T(test_import_create),
+	  T(test_readme_example))

@@ -173,5 +173,36 @@ static void test_errors_and_help(void)
 	CHECK_OUT("not FIELD=VALUE");
 }
 
-TEST_MAIN(T(test_encode_decode), T(test_explain_json), T(test_lint_exit_codes),
+/* Issue 18.14: a verb is checked before the design is asked for; the
+ * order flag is given once; explain's columns fit their widest cell. */
+static void test_shell_habits(void)
+{
+	CHECK_INT(run("frob"), 2);
+	CHECK_OUT("saltbox key: unknown verb 'frob' (explain, encode, decode, "
+		  "lint, plan)\n");
+	CHECK_INT(run("explain 'x:u8 desc desc'"), 1);
+	CHECK_OUT("line 1, column 11: 'desc': the order of a field is given "
+		  "once (asc or desc)");
+	CHECK_INT(run("explain 'x:u8 asc desc'"), 1);
+	CHECK_OUT("the order of a field is given once");
+	CHECK_INT(run("explain 'x:u64 mono mono'"), 1);
+	CHECK_OUT("flag 'mono' is given twice");
+	CHECK_INT(run("explain 'k = user:str + averyveryverylongelementname:"
+		      "bytes + ts:u64 desc'"),
+		  0);
+	CHECK_OUT("design k\n"
+		  "  k = user:str + averyveryverylongelementname:bytes + "
+		  "ts:u64 desc\n"
+		  "\n"
+		  "  # element                      type  bytes        offset "
+		  "order layout\n"
+		  "  1 user                         str   2..unbounded 0      "
+		  "asc   00 escaped as 00 FF, terminator 00 01\n"
+		  "  2 averyveryverylongelementname bytes 2..unbounded var    "
+		  "asc   00 escaped as 00 FF, terminator 00 01\n"
+		  "  3 ts                           u64   8            var    "
+		  "desc  big-endian unsigned, inverted (desc)\n");
+}
+
+TEST_MAIN(T(test_shell_habits), T(test_encode_decode), T(test_explain_json), T(test_lint_exit_codes),
 	  T(test_file_and_plan), T(test_errors_and_help))

@@ -9,6 +9,7 @@
 #include "common/buf.h"
 #include "shell/parse.h"
 
+#include <ctype.h>
 #include <sys/wait.h>
 
 /* ---- parser -------------------------------------------------------------- */
@@ -544,10 +545,10 @@ static void test_e2e_schema(void)
 	    "Created table t\n"
 	    "=> Hbase::Table - t\n"
 	    "Updating all regions with the new schema...\n"
-	    "1/1 regions updated.\n"
+	    "2/2 regions updated.\n"
 	    "Done.\n"
 	    "Updating all regions with the new schema...\n"
-	    "1/1 regions updated.\n"
+	    "2/2 regions updated.\n"
 	    "Done.\n"
 	    "Table t is ENABLED\n"
 	    "t\n"
@@ -563,7 +564,7 @@ static void test_e2e_schema(void)
 	    "TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKSIZE => '65536'}\n"
 	    "2 row(s)\n"
 	    "Updating all regions with the new schema...\n"
-	    "1/1 regions updated.\n"
+	    "2/2 regions updated.\n"
 	    "Done.\n"
 	    "true\n"
 	    "=> true\n"
@@ -602,13 +603,9 @@ static void test_e2e_regions(void)
 	    "status\n");
 	CHECK_INT(r.status, 0);
 	CHECK_STR(r.err, "");
-	char status[4800];
-	snprintf(status, sizeof status,
-		 "1 active master, 0 backup masters, 4 servers, 0 dead, "
-		 "2.5000 average load\n"
-		 "embedded store at %s: 3 table(s), 10 region(s) on 4 "
-		 "modelled region servers\n",
-		 data_dir);
+	/* one line, as HBase's shell prints it */
+	const char *status = "1 active master, 0 backup masters, 4 servers, "
+			     "0 dead, 2.5000 average load\n";
 	char expected[16384];
 	snprintf(expected, sizeof expected,
 		 "Created table t\n"
@@ -1198,6 +1195,287 @@ static void test_e2e_random_statements(void)
 	sbx_buf_free(&script);
 }
 
+/* Region names hold their creation time and an MD5 ("t,m,1795672787383.
+ * b92c...c4a3."): each "," digits "." 32 hex "." becomes ",ID." so the
+ * output can be written out. */
+static char *mask_region_ids(char *s)
+{
+	char *w = s;
+	for (char *p = s; *p;) {
+		if (*p == ',' && p[1] >= '0' && p[1] <= '9') {
+			char *q = p + 1;
+			while (*q >= '0' && *q <= '9')
+				q++;
+			size_t hex = 0;
+			if (*q == '.')
+				while (hex < 32 && isxdigit((unsigned char)q[1 + hex]))
+					hex++;
+			if (*q == '.' && hex == 32 && q[33] == '.') {
+				memcpy(w, ",ID.", 4);
+				w += 4;
+				p = q + 34;
+				continue;
+			}
+		}
+		*w++ = *p++;
+	}
+	*w = 0;
+	return s;
+}
+
+/* Issue 18.14: status 'simple' and 'detailed' print what HBase's shell
+ * prints (admin.rb's status): the master, each live server with its load,
+ * the aggregate; in 'detailed' the version, regions in transition and
+ * each server's regions with theirs. */
+static void test_e2e_status_formats(void)
+{
+	fresh_dir("shell_status");
+	run r = run_shell("create 't', 'cf', 'cg', SPLITS => ['m']\n"
+			  "put 't', 'a', 'cf:q', 'v'\n"
+			  "put 't', 'b', 'cf:q', 'v'\n"
+			  "get 't', 'a'\n"
+			  "status 'simple'\n"
+			  "status 'detailed'\n"
+			  "status\n"
+			  "status 'summary'\n");
+	CHECK_INT(r.status, 0);
+	CHECK_STR(r.err, "");
+	const char *idle = "        requestsPerSecond=0.0, "
+			   "numberOfOnlineRegions=0, usedHeapMB=0, "
+			   "maxHeapMB=0, numberOfStores=0, "
+			   "numberOfStorefiles=0, storefileSizeMB=0, "
+			   "memstoreSizeMB=0, readRequestsCount=0, "
+			   "filteredReadRequestsCount=0, writeRequestsCount=0\n";
+	const char *s0 = "        requestsPerSecond=0.0, "
+			 "numberOfOnlineRegions=1, usedHeapMB=0, maxHeapMB=0, "
+			 "numberOfStores=2, numberOfStorefiles=2, "
+			 "storefileSizeMB=0, memstoreSizeMB=0, "
+			 "readRequestsCount=1, filteredReadRequestsCount=0, "
+			 "writeRequestsCount=2\n";
+	const char *s1 = "        requestsPerSecond=0.0, "
+			 "numberOfOnlineRegions=1, usedHeapMB=0, maxHeapMB=0, "
+			 "numberOfStores=2, numberOfStorefiles=2, "
+			 "storefileSizeMB=0, memstoreSizeMB=0, "
+			 "readRequestsCount=0, filteredReadRequestsCount=0, "
+			 "writeRequestsCount=0\n";
+	char want[16384];
+	snprintf(want, sizeof want,
+		 "Created table t\n"
+		 "=> Hbase::Table - t\n"
+		 "COLUMN                                   CELL\n"
+		 " cf:q                                    timestamp=%s, "
+		 "value=v\n"
+		 "1 row(s)\n"
+		 /* simple */
+		 "active master:  saltbox:16000 0\n"
+		 "0 backup masters\n"
+		 "4 live servers\n"
+		 "    server-0:16020 0\n%s"
+		 "    server-1:16020 0\n%s"
+		 "    server-2:16020 0\n%s"
+		 "    server-3:16020 0\n%s"
+		 "0 dead servers\n"
+		 "Aggregate load: 3, regions: 2\n"
+		 /* detailed */
+		 "version 2.5.0\n"
+		 "0 regionsInTransition\n"
+		 "active master:  saltbox:16000 0\n"
+		 "0 backup masters\n"
+		 "master coprocessors: []\n"
+		 "4 live servers\n"
+		 "    server-0:16020 0\n%s"
+		 "        \"t,,ID.\"\n"
+		 "            numberOfStores=2, numberOfStorefiles=2, "
+		 "storefileSizeMB=0, memstoreSizeMB=0, readRequestsCount=1, "
+		 "filteredReadRequestsCount=0, writeRequestsCount=2\n"
+		 "    server-1:16020 0\n%s"
+		 "        \"t,m,ID.\"\n"
+		 "            numberOfStores=2, numberOfStorefiles=2, "
+		 "storefileSizeMB=0, memstoreSizeMB=0, readRequestsCount=0, "
+		 "filteredReadRequestsCount=0, writeRequestsCount=0\n"
+		 "    server-2:16020 0\n%s"
+		 "    server-3:16020 0\n%s"
+		 "0 dead servers\n"
+		 /* summary, with and without the argument */
+		 "1 active master, 0 backup masters, 4 servers, 0 dead, "
+		 "0.5000 average load\n"
+		 "1 active master, 0 backup masters, 4 servers, 0 dead, "
+		 "0.5000 average load\n",
+		 "TS", s0, s1, idle, idle, s0, s1, idle, idle);
+	/* the get's timestamp varies: mask it too */
+	char *ts = strstr(r.out, "timestamp=");
+	if (ts) {
+		char *e = ts + 10;
+		while (*e >= '0' && *e <= '9')
+			e++;
+		memmove(ts + 12, e, strlen(e) + 1);
+		memcpy(ts + 10, "TS", 2);
+	}
+	CHECK_STR(mask_region_ids(r.out), want);
+	run_free(&r);
+}
+
+/* Issue 18.14: list_regions keeps its columns aligned when keys and
+ * region names are long; alter reports every region of the table. */
+static void test_e2e_list_regions_and_alter(void)
+{
+	fresh_dir("shell_listregions");
+	run r = run_shell("create 't', 'cf', SPLITS => ['m', "
+			  "'a-rather-long-split-key-0123456789']\n"
+			  "list_regions 't'\n"
+			  "alter 't', {NAME => 'cf', VERSIONS => 3}\n");
+	CHECK_INT(r.status, 0);
+	CHECK_STR(r.err, "");
+	/* header and the three rows: every '|' at the same column */
+	char *lines[5] = {0};
+	int nl = 0;
+	char *p = strstr(r.out, " SERVER_NAME |");
+	REQUIRE(p);
+	while (p && nl < 5) {
+		lines[nl++] = p;
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	REQUIRE(nl == 5);
+	CHECK(!strncmp(lines[4], " 3 rows\n", 8));
+	size_t len0 = (size_t)(strchr(lines[0], '\n') - lines[0]);
+	for (int k = 1; k < 4; k++) {
+		size_t len = (size_t)(strchr(lines[k], '\n') - lines[k]);
+		CHECK_INT((int)len, (int)len0);
+		for (size_t c = 0; c < len0 && c < len; c++)
+			if ((lines[0][c] == '|') != (lines[k][c] == '|')) {
+				fprintf(stderr, "list_regions: row %d has its "
+						"'|' elsewhere at column %zu:"
+						"\n%.*s\n%.*s\n",
+					k, c, (int)len0, lines[0], (int)len,
+					lines[k]);
+				check_failures++;
+				break;
+			}
+	}
+	CHECK(strstr(lines[0], " SERVER_NAME | REGION_NAME ") != NULL);
+	CHECK(strstr(lines[0], "|                          START_KEY |"
+			       "                            END_KEY |     SIZE |"
+			       "      REQ |\n") != NULL);
+	CHECK(strstr(lines[2], "| a-rather-long-split-key-0123456789 |"
+			       "                                  m |        0 |"
+			       "        0 |\n") != NULL);
+	CHECK(strstr(mask_region_ids(r.out),
+		     " 3 rows\n"
+		     "Updating all regions with the new schema...\n"
+		     "3/3 regions updated.\n"
+		     "Done.\n") != NULL);
+	run_free(&r);
+}
+
+/* The prompts a documentation block shows, in order: each must be the
+ * shell's own, numbered from 001. Returns how many were checked. */
+static int check_doc_prompts(const char *path)
+{
+	char *text = slurp(path);
+	int checked = 0, n = 0;
+	bool in_block = false;
+	for (char *line = text; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		if (!strncmp(line, "```", 3)) {
+			in_block = !in_block;
+			n = 0;
+		} else if (in_block && (!strncmp(line, "hbase", 5) ||
+					!strncmp(line, "saltbox:", 8))) {
+			char want[32];
+			snprintf(want, sizeof want, "saltbox:%03d:0> ", ++n);
+			if (strncmp(line, want, strlen(want))) {
+				fprintf(stderr, "%s: prompt '%s', the shell's "
+						"would be '%s'\n",
+					path, line, want);
+				check_failures++;
+			}
+			checked++;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(text);
+	return checked;
+}
+
+/* Issue 18.14: the prompt the README and docs show is the shell's: the
+ * shell on a terminal (script(1) gives it one) prints saltbox:NNN:0> ,
+ * and saltbox:NNN:1* inside an unfinished statement. */
+static void test_e2e_prompt_matches_docs(void)
+{
+	const char *src = getenv("SBX_SOURCE_DIR");
+	REQUIRE(src);
+	char path[4200];
+	snprintf(path, sizeof path, "%s/README.md", src);
+	CHECK(check_doc_prompts(path) >= 6);
+	snprintf(path, sizeof path, "%s/docs/transactions.md", src);
+	CHECK(check_doc_prompts(path) >= 5);
+	if (system("command -v script >/dev/null 2>&1") != 0) {
+		printf("skip: the interactive prompt needs script(1)\n");
+		return;
+	}
+	fresh_dir("shell_prompt");
+	char cmd[16384];
+	snprintf(cmd, sizeof cmd,
+		 "printf \"list\\nput 't',\\n'r'\\nexit\\n\" | timeout 60 "
+		 "script -qec \"'%s' shell --data '%s'\" /dev/null > '%s.tty'",
+		 getenv("SBX_SALTBOX"), data_dir, data_dir);
+	CHECK_INT(system(cmd), 0);
+	snprintf(path, sizeof path, "%s.tty", data_dir);
+	char *out = slurp(path);
+	CHECK(strstr(out, "\nsaltbox:001:0> list\r\n") != NULL);
+	CHECK(strstr(out, "\nsaltbox:002:0> put 't',\r\nsaltbox:002:1* 'r'") !=
+	      NULL);
+	CHECK(strstr(out, "\nsaltbox:003:0> exit") != NULL);
+	free(out);
+}
+
+/* Issue 18.14: `saltbox --help` keeps the summaries in one column; an
+ * unknown command or verb is named as such everywhere. */
+static void test_cli_help_and_unknown(void)
+{
+	const char *bin = getenv("SBX_SALTBOX");
+	REQUIRE(bin);
+	char cmd[16384], out[4200];
+	snprintf(out, sizeof out, "%s.help", test_dir("cli_help"));
+	snprintf(cmd, sizeof cmd, "'%s' --help > '%s' 2>&1", bin, out);
+	CHECK_INT(system(cmd), 0);
+	char *text = slurp(out);
+	CHECK(strstr(text, "\n  completebulkload  load store files into a "
+			   "table (HBase's)\n") != NULL);
+	CHECK(strstr(text, "\n  shell             HBase-shell-compatible") !=
+	      NULL);
+	CHECK(strstr(text, "\n  import            cells from TSV") != NULL);
+	free(text);
+	static const struct {
+		const char *args, *want;
+	} cases[] = {
+	    {"foo", "saltbox: unknown command 'foo'\n"},
+	    {"key frob", "saltbox key: unknown verb 'frob' (explain, encode, "
+			 "decode, lint, plan)\n"},
+	    {"regions foo", "saltbox regions: unknown verb 'foo' (list, stats, "
+			    "split, merge, export-splits)\n"},
+	    {"keyviz foo", "saltbox keyviz: unknown verb 'foo'"},
+	    {"txn foo", "saltbox txn: unknown verb 'foo' (prepare, locks, "
+			"resolve, bank)\n"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		snprintf(cmd, sizeof cmd, "'%s' %s > '%s' 2>&1", bin,
+			 cases[i].args, out);
+		int st = system(cmd);
+		CHECK_INT(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 2);
+		text = slurp(out);
+		if (!strstr(text, cases[i].want)) {
+			fprintf(stderr, "saltbox %s: want '%s' in:\n%s\n",
+				cases[i].args, cases[i].want, text);
+			check_failures++;
+		}
+		free(text);
+	}
+}
+
 TEST_MAIN(T(test_parse_basic), T(test_parse_quoting), T(test_parse_numbers),
 	  T(test_parse_hashes_arrays), T(test_parse_incomplete),
 	  T(test_parse_errors), T(test_binary_format),
@@ -1209,4 +1487,6 @@ TEST_MAIN(T(test_parse_basic), T(test_parse_quoting), T(test_parse_numbers),
 	  T(test_e2e_maintenance), T(test_e2e_counters),
 	  T(test_e2e_stops_at_first_error), T(test_e2e_keep_going),
 	  T(test_e2e_error_messages), T(test_e2e_filter_errors),
-	  T(test_e2e_random_statements), T(test_e2e_script_file_and_help))
+	  T(test_e2e_random_statements), T(test_e2e_script_file_and_help),
+	  T(test_e2e_status_formats), T(test_e2e_list_regions_and_alter),
+	  T(test_e2e_prompt_matches_docs), T(test_cli_help_and_unknown))

@@ -172,7 +172,7 @@ static void test_locks_and_resolve(void)
 	CHECK_INT(run_saltbox("txn locks acct"), 2);
 	CHECK_OUT("give --data DIR or --connect URL");
 	CHECK_INT(run_saltbox("txn frob"), 2);
-	CHECK_OUT("unknown subcommand 'frob'");
+	CHECK_OUT("unknown verb 'frob' (prepare, locks, resolve, bank)");
 	snprintf(args, sizeof args, "txn locks --data '%s' nosuch", dir);
 	CHECK_INT(run_saltbox(args), 1);
 	CHECK_OUT("saltbox txn locks: ");

@@ -305,9 +305,15 @@ static int read_lines(const tsv_opts *o, line **out, size_t *n,
 			free(l->f.len);
 			rc = fail("%s", "out of memory");
 		} else if (!io_tsv_line_split(&l->f, &o->spec, l->text)) {
+			/* as HBase prints bytes: the line may be binary */
+			sbx_buf esc = {0};
+			int erc = sbx_key_to_binary_string(
+				&esc, (const uint8_t *)buf, (size_t)got);
 			fprintf(stderr, "saltbox importtsv: bad line %" PRIu64
-					": %s\n",
-				*read, buf);
+					": %.*s\n",
+				*read, erc ? 0 : (int)esc.len,
+				erc ? "" : (const char *)esc.data);
+			sbx_buf_free(&esc);
 			(*bad)++;
 			free(l->text);
 			free(l->f.field);

@@ -11,9 +11,13 @@
  * backslash as \xHH), so any bytes survive the round trip. JSON: one row
  * per line as an HBase REST CellSet ({"Row":[{"key":..,"Cell":[..]}]},
  * base64), the body curl would PUT to a REST gateway. FILE defaults to
- * stdout/stdin. Import puts every cell with its timestamp; a line that
- * does not parse is a bad line: reported, counted and skipped. The line
- * formats are the library's (io/celllines.h); this file is the command.
+ * stdout/stdin. Export writes the table's schema first (a
+ * "#saltbox-schema" line, io/celllines.h), which import reads for
+ * --create (make the table when it does not exist) and otherwise skips.
+ * Import puts every cell with its timestamp; a line that does not parse is
+ * a bad line: reported, counted and skipped, and the exit status is 1 when
+ * there was any, unless --skip-bad. The line formats are the library's
+ * (io/celllines.h); this file is the command.
  */
 #include "cli.h"
 
@@ -30,7 +34,7 @@
 
 typedef struct xopts {
 	const char *data, *table, *file;
-	bool json;
+	bool json, create, skip_bad;
 	int versions;
 } xopts;
 
@@ -39,12 +43,16 @@ static int usage_to(FILE *out, int status)
 	fprintf(out,
 		"usage: saltbox export --data DIR [--format tsv|json] "
 		"[--versions N] TABLE [FILE]\n"
-		"       saltbox import --data DIR [--format tsv|json] TABLE "
-		"[FILE]\n"
+		"       saltbox import --data DIR [--format tsv|json] [--create] "
+		"[--skip-bad]\n"
+		"                      TABLE [FILE]\n"
 		"TSV: row<TAB>family:qualifier<TAB>timestamp<TAB>value, bytes "
 		"as HBase prints them\n(\\xHH escapes). JSON: one HBase REST "
 		"CellSet per line. FILE defaults to\nstdout (export) or "
-		"stdin (import).\n");
+		"stdin (import). Export writes the table's schema first;\n"
+		"import --create makes TABLE from it when TABLE does not "
+		"exist. Import exits 1\nwhen any line was rejected, unless "
+		"--skip-bad.\n");
 	return status;
 }
 
@@ -78,6 +86,10 @@ static int parse(int argc, char **argv, xopts *o, bool export)
 				return 2;
 			}
 			o->versions = (int)v;
+		} else if (!export && !strcmp(a, "--create")) {
+			o->create = true;
+		} else if (!export && !strcmp(a, "--skip-bad")) {
+			o->skip_bad = true;
 		} else if (a[0] == '-' && a[1]) {
 			return usage_to(stderr, 2);
 		} else if (npos < 2) {
@@ -115,6 +127,17 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "saltbox: %s\n", sbx_errmsg());
 		rc = 1;
 	}
+	sbx_buf line = {0};
+	sbx_table_info *info = NULL;
+	if (!rc && sbx_table_describe(&info, db, o.table)) {
+		fprintf(stderr, "saltbox: %s\n", sbx_errmsg());
+		rc = 1;
+	} else if (!rc && (io_schema_line(&line, info) ||
+			   fwrite(line.data, 1, line.len, f) != line.len)) {
+		fprintf(stderr, "saltbox: cannot write '%s'\n", o.file);
+		rc = 1;
+	}
+	sbx_table_info_free(info);
 	sbx_scan_opts so;
 	sbx_scan_opts_init(&so);
 	so.read.max_versions = o.versions;
@@ -122,7 +145,6 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "saltbox: %s\n", sbx_errmsg());
 		rc = 1;
 	}
-	sbx_buf line = {0};
 	uint64_t rows = 0, cells = 0;
 	sbx_result *r;
 	int srv;
@@ -164,6 +186,49 @@ int cmd_export(int argc, char **argv)
 
 /* ---- import ---- */
 
+/* The table to import into: opened, or made from the schema line first
+ * when --create asks and it does not exist. 0 or 1 (reported). */
+static int import_table(sbx_table **t, sbx_db *db, const xopts *o,
+			const char *schema)
+{
+	bool exists = false;
+	if (sbx_table_exists(&exists, db, o->table)) {
+		fprintf(stderr, "saltbox: %s\n", sbx_errmsg());
+		return 1;
+	}
+	if (!exists && o->create && !schema) {
+		fprintf(stderr, "saltbox import: --create: '%s' has no schema "
+				"line (the first line `saltbox export` "
+				"writes); create table '%s' first\n",
+			o->file, o->table);
+		return 1;
+	}
+	if (!exists && o->create) {
+		sbx_family_desc *fams;
+		size_t n;
+		int rc = io_schema_parse(&fams, &n, schema);
+		if (!rc)
+			rc = sbx_table_create(db, o->table, fams, n);
+		free(fams);
+		if (rc) {
+			fprintf(stderr, "saltbox import: --create: %s\n",
+				sbx_errmsg());
+			return 1;
+		}
+		fprintf(stderr, "import: created table '%s' with %zu "
+				"famil%s\n",
+			o->table, n, n == 1 ? "y" : "ies");
+	}
+	if (sbx_table_open(t, db, o->table)) {
+		fprintf(stderr, "saltbox: %s%s\n", sbx_errmsg(),
+			exists ? ""
+			       : " (--create makes it from the export's "
+				 "schema)");
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_import(int argc, char **argv)
 {
 	xopts o;
@@ -179,9 +244,6 @@ int cmd_import(int argc, char **argv)
 		fprintf(stderr, "saltbox: cannot read '%s': %s\n", o.file,
 			strerror(errno));
 		rc = 1;
-	} else if (sbx_table_open(&t, db, o.table)) {
-		fprintf(stderr, "saltbox: %s\n", sbx_errmsg());
-		rc = 1;
 	}
 	char *buf = NULL;
 	size_t cap = 0;
@@ -191,7 +253,13 @@ int cmd_import(int argc, char **argv)
 		lines++;
 		while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == '\r'))
 			buf[--got] = 0;
-		if (got == 0)
+		bool schema = io_is_schema_line(buf);
+		if (!t) { /* the first line: the schema, or a cell */
+			rc = import_table(&t, db, &o, schema ? buf : NULL);
+			if (rc)
+				break;
+		}
+		if (got == 0 || schema)
 			continue;
 		sbx_mutation **ms;
 		size_t n;
@@ -212,6 +280,8 @@ int cmd_import(int argc, char **argv)
 			sbx_mutation_free(ms[i]);
 		free(ms);
 	}
+	if (!rc && !t) /* an empty file: the table must still be there */
+		rc = import_table(&t, db, &o, NULL);
 	free(buf);
 	if (f && f != stdin)
 		fclose(f);
@@ -220,6 +290,13 @@ int cmd_import(int argc, char **argv)
 		fprintf(stderr, "import: %" PRIu64 " lines, %" PRIu64
 				" bad lines, %" PRIu64 " mutations\n",
 			lines, bad, rows);
+	if (!rc && bad && !o.skip_bad) {
+		fprintf(stderr, "saltbox import: %" PRIu64 " of %" PRIu64
+				" lines rejected (--skip-bad imports the rest "
+				"and exits 0)\n",
+			bad, lines);
+		rc = 1;
+	}
 	sbx_db_close(db);
 	return rc;
 }

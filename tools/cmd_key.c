@@ -76,6 +76,16 @@ static int fail(const char *fmt, const char *detail)
 	return 1;
 }
 
+static bool key_verb_known(const char *verb)
+{
+	static const char *const verbs[] = {"explain", "encode", "decode",
+					    "lint", "plan"};
+	for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
+		if (!strcmp(verb, verbs[i]))
+			return true;
+	return false;
+}
+
 static int parse_opts(int argc, char **argv, key_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -130,6 +140,8 @@ static int parse_opts(int argc, char **argv, key_opts *o)
 		key_usage(stderr);
 		return 2;
 	}
+	if (!key_verb_known(o->verb))
+		return 0; /* cmd_key names the unknown verb */
 	if (!o->design_text && !o->file) {
 		if (!o->nargs) {
 			fprintf(stderr, "saltbox key %s: give a design (inline, "
@@ -576,12 +588,7 @@ int cmd_key(int argc, char **argv)
 		free(o.args);
 		return rc < 0 ? 0 : rc;
 	}
-	static const char *const verbs[] = {"explain", "encode", "decode",
-					    "lint", "plan"};
-	bool known = false;
-	for (int i = 0; i < 5; i++)
-		known = known || !strcmp(o.verb, verbs[i]);
-	if (!known) {
+	if (!key_verb_known(o.verb)) {
 		fprintf(stderr, "saltbox key: unknown verb '%s' (explain, "
 				"encode, decode, lint, plan)\n", o.verb);
 		free(o.args);

@@ -653,9 +653,14 @@ static int simulate_cmd(const kv_opts *o, bool compare)
 		ko.progress = tty ? progress : NULL;
 		ko.progress_ctx = (void *)(k ? sbx_keydesign_name(k) : "raw");
 		if (sbx_keyviz_simulate(&res[nres], w, k, &ko)) {
-			fprintf(stderr, "%ssaltbox keyviz: design '%s': %s\n",
-				tty ? "\r\033[K" : "",
-				k ? sbx_keydesign_name(k) : "raw", sbx_errmsg());
+			/* name the design once: the message may already */
+			const char *dn = k ? sbx_keydesign_name(k) : "raw";
+			char named[160];
+			snprintf(named, sizeof named, "design '%s'", dn);
+			bool has = strstr(sbx_errmsg(), named) != NULL;
+			fprintf(stderr, "%ssaltbox keyviz: %s%s%s\n",
+				tty ? "\r\033[K" : "", has ? "" : named,
+				has ? "" : ": ", sbx_errmsg());
 			rc = 1;
 			goto out;
 		}

@@ -107,6 +107,16 @@ static int parse(int argc, char **argv, reg_opts *o)
 		usage(stderr);
 		return 2;
 	}
+	static const char *const verbs[] = {"list", "stats", "split", "merge",
+					    "export-splits"};
+	bool known = false;
+	for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
+		known = known || !strcmp(o->verb, verbs[i]);
+	if (!known) {
+		fprintf(stderr, "saltbox regions: unknown verb '%s' (list, stats, "
+				"split, merge, export-splits)\n", o->verb);
+		return 2;
+	}
 	if (!o->data || !o->table) {
 		fprintf(stderr, "saltbox regions: %s needs --data DIR and a "
 				"TABLE\n", o->verb);
@@ -434,15 +444,6 @@ int cmd_regions(int argc, char **argv)
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	bool write = !strcmp(o.verb, "split") || !strcmp(o.verb, "merge");
-	bool known = write || !strcmp(o.verb, "list") ||
-		     !strcmp(o.verb, "stats") ||
-		     !strcmp(o.verb, "export-splits");
-	if (!known) {
-		fprintf(stderr, "saltbox regions: unknown verb '%s' (list, stats, "
-				"split, merge, export-splits)\n", o.verb);
-		return 2;
-	}
 	sbx_db *db = cli_open_store(o.data, "saltbox regions");
 	if (!db)
 		return 1;

@@ -229,7 +229,8 @@ int cmd_txn(int argc, char **argv)
 	bool prepare = !strcmp(sub, "prepare"), locks = !strcmp(sub, "locks"),
 	     resolve = !strcmp(sub, "resolve");
 	if (!prepare && !locks && !resolve) {
-		fprintf(stderr, "saltbox txn: unknown subcommand '%s'\n", sub);
+		fprintf(stderr, "saltbox txn: unknown verb '%s' (prepare, locks, "
+				"resolve, bank)\n", sub);
 		return usage(stderr, 2);
 	}
 	txn_args a;

@@ -28,8 +28,12 @@ static const subcommand subcommands[] = {
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: saltbox <command> [options]\n\ncommands:\n");
+	int w = 0; /* the summaries in one column, past the longest name */
 	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
-		fprintf(out, "  %-10s %s\n", subcommands[i].name,
+		if ((int)strlen(subcommands[i].name) > w)
+			w = (int)strlen(subcommands[i].name);
+	for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
+		fprintf(out, "  %-*s  %s\n", w, subcommands[i].name,
 			subcommands[i].summary);
 	fprintf(out, "\nRun 'saltbox <command> --help' for a command's options.\n");
 }

@@ -136,10 +136,20 @@ out:
 	return ret;
 }
 
-static void print_schema_update(shell *sh)
+/* As HBase's alter_status: every region of the table counted (a backend
+ * without regions has the one). */
+static void print_schema_update(shell *sh, const char *table)
 {
+	sbx_region_info *r;
+	size_t n = 1;
+	if (sbx_table_regions(&r, &n, sh->db, table) == SBX_OK)
+		sbx_region_infos_free(r, n);
+	else
+		n = 1;
+	if (n == 0)
+		n = 1;
 	fprintf(sh->out, "Updating all regions with the new schema...\n"
-			 "1/1 regions updated.\nDone.\n");
+			 "%zu/%zu regions updated.\nDone.\n", n, n);
 }
 
 static int alter_delete(shell *sh, const char *table,
@@ -151,7 +161,7 @@ static int alter_delete(shell *sh, const char *table,
 	int rc = sbx_table_delete_family(sh->db, table, name);
 	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
-	print_schema_update(sh);
+	print_schema_update(sh, table);
 	return 0;
 }
 
@@ -175,7 +185,7 @@ static int alter_family(shell *sh, const char *table,
 	int rc = sbx_table_alter_family(sh->db, table, &f);
 	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
-	print_schema_update(sh);
+	print_schema_update(sh, table);
 	return 0;
 }
 

@@ -441,13 +441,20 @@ int shell_cmd_get_splits(shell *sh, const sbx_shell_cmd *c)
 	return 0;
 }
 
-static void print_key_cell(shell *sh, const uint8_t *key, size_t len, int width)
+/* A key as the shell prints bytes, into a fresh string ("" on failure). */
+static char *key_cell(const uint8_t *key, size_t len)
 {
 	sbx_buf b = {0};
-	sbx_shell_append_binary(&b, key, len);
-	fprintf(sh->out, " %*.*s |", width, (int)b.len,
-		b.data ? (char *)b.data : "");
-	free(b.data);
+	if (sbx_shell_append_binary(&b, key, len) || sbx_buf_push(&b, 0)) {
+		sbx_buf_free(&b);
+		return strdup("");
+	}
+	return (char *)b.data;
+}
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
 }
 
 int shell_cmd_list_regions(shell *sh, const sbx_shell_cmd *c)
@@ -460,30 +467,113 @@ int shell_cmd_list_regions(shell *sh, const sbx_shell_cmd *c)
 	int rc = sbx_table_regions(&r, &n, sh->db, table);
 	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
-	fprintf(sh->out, " %11s | %-60s | %10s | %10s | %8s | %8s |\n",
-		"SERVER_NAME", "REGION_NAME", "START_KEY", "END_KEY", "SIZE",
-		"REQ");
-	for (size_t i = 0; i < n; i++) {
+	/* every column as wide as its widest cell, as HBase's list_regions
+	 * sizes them, so long keys and names keep the columns aligned */
+	char **start = calloc(n ? n : 1, sizeof *start);
+	char **end = calloc(n ? n : 1, sizeof *end);
+	int ws = 11, wn = 11, wk1 = 10, wk2 = 10;
+	for (size_t i = 0; start && end && i < n; i++) {
+		start[i] = key_cell(r[i].start_key, r[i].start_len);
+		end[i] = key_cell(r[i].end_key, r[i].end_len);
+		char server[32];
+		int l = snprintf(server, sizeof server, "server-%d", r[i].server);
+		ws = max_int(ws, l);
+		wn = max_int(wn, (int)strlen(r[i].name));
+		wk1 = max_int(wk1, start[i] ? (int)strlen(start[i]) : 0);
+		wk2 = max_int(wk2, end[i] ? (int)strlen(end[i]) : 0);
+	}
+	fprintf(sh->out, " %*s | %-*s | %*s | %*s | %8s | %8s |\n", ws,
+		"SERVER_NAME", wn, "REGION_NAME", wk1, "START_KEY", wk2,
+		"END_KEY", "SIZE", "REQ");
+	for (size_t i = 0; start && end && i < n; i++) {
 		char server[32];
 		const sbx_region_metrics *m = &r[i].metrics;
 		snprintf(server, sizeof server, "server-%d", r[i].server);
-		fprintf(sh->out, " %11s | %-60s |", server, r[i].name);
-		print_key_cell(sh, r[i].start_key, r[i].start_len, 10);
-		print_key_cell(sh, r[i].end_key, r[i].end_len, 10);
-		fprintf(sh->out, " %8" PRIu64 " | %8" PRIu64 " |\n",
+		fprintf(sh->out,
+			" %*s | %-*s | %*s | %*s | %8" PRIu64 " | %8" PRIu64
+			" |\n",
+			ws, server, wn, r[i].name, wk1,
+			start[i] ? start[i] : "", wk2, end[i] ? end[i] : "",
 			(m->store_file_size + m->memstore_size) >> 20,
 			m->read_request_count + m->write_request_count);
 	}
 	fprintf(sh->out, " %zu rows\n", n);
+	for (size_t i = 0; i < n; i++) {
+		free(start ? start[i] : NULL);
+		free(end ? end[i] : NULL);
+	}
+	free(start);
+	free(end);
 	sbx_region_infos_free(r, n);
 	return 0;
 }
 
+/* What one modelled region server holds, summed over its regions. */
+typedef struct server_load {
+	size_t regions, stores;
+	uint64_t reads, writes, filtered, storefile, memstore;
+} server_load;
+
+/* A region name as Ruby's String#dump prints it: quoted, escaped. */
+static void print_dumped(shell *sh, const char *s)
+{
+	fputc('"', sh->out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(sh->out, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			fprintf(sh->out, "\\x%02X", ch);
+		else
+			fputc(ch, sh->out);
+	}
+	fputs("\"\n", sh->out);
+}
+
+/* HBase's ServerLoad / RegionLoad toString, the counters Saltbox keeps. */
+static void print_server_load(shell *sh, const server_load *l)
+{
+	fprintf(sh->out,
+		"        requestsPerSecond=0.0, numberOfOnlineRegions=%zu, "
+		"usedHeapMB=0, maxHeapMB=0, numberOfStores=%zu, "
+		"numberOfStorefiles=%zu, storefileSizeMB=%" PRIu64
+		", memstoreSizeMB=%" PRIu64 ", readRequestsCount=%" PRIu64
+		", filteredReadRequestsCount=%" PRIu64
+		", writeRequestsCount=%" PRIu64 "\n",
+		l->regions, l->stores, l->stores, l->storefile >> 20,
+		l->memstore >> 20, l->reads, l->filtered, l->writes);
+}
+
+static void print_region_load(shell *sh, const sbx_region_info *r,
+			      size_t stores)
+{
+	const sbx_region_metrics *m = &r->metrics;
+	fprintf(sh->out, "        ");
+	print_dumped(sh, r->name);
+	fprintf(sh->out,
+		"            numberOfStores=%zu, numberOfStorefiles=%zu, "
+		"storefileSizeMB=%" PRIu64 ", memstoreSizeMB=%" PRIu64
+		", readRequestsCount=%" PRIu64
+		", filteredReadRequestsCount=%" PRIu64
+		", writeRequestsCount=%" PRIu64 "\n",
+		stores, stores, m->store_file_size >> 20,
+		m->memstore_size >> 20, m->read_request_count,
+		m->filtered_read_request_count, m->write_request_count);
+}
+
+/*
+ * status ['summary' | 'simple' | 'detailed'], as HBase's shell prints
+ * them (admin.rb): one line; the master, each live server with its load
+ * and the aggregate; or the version, regions in transition, each server
+ * with each of its regions. The servers are the modelled region servers
+ * (server-N), the same that list_regions names and REST /status/cluster
+ * lists as its LiveNodes; they have no start code, printed as 0.
+ */
 int shell_cmd_status(shell *sh, const sbx_shell_cmd *c)
 {
 	char **tables;
+	const char *kind = "summary";
 	if (c->nargs) {
-		const char *kind;
 		if (shell_text(sh, &c->args[0], "status format", &kind))
 			return -1;
 		if (strcmp(kind, "simple") && strcmp(kind, "summary") &&
@@ -495,24 +585,88 @@ int shell_cmd_status(shell *sh, const sbx_shell_cmd *c)
 	int rc = sbx_table_list(&tables, sh->db);
 	if (rc)
 		return shell_lib_fail(sh, rc, NULL);
+	int servers = sbx_db_region_servers(sh->db);
+	int ns = servers > 0 ? servers : 1;
+	server_load *load = calloc((size_t)ns, sizeof *load);
 	size_t nt = 0, nregions = 0;
-	for (; tables[nt]; nt++) {
-		sbx_region_info *r;
-		size_t n;
-		if (sbx_table_regions(&r, &n, sh->db, tables[nt]) == 0) {
-			nregions += n;
-			sbx_region_infos_free(r, n);
+	/* every table's regions, kept for 'detailed' */
+	sbx_region_info **regs = NULL;
+	size_t *nregs = NULL, *stores = NULL;
+	for (; tables[nt]; nt++)
+		;
+	regs = calloc(nt ? nt : 1, sizeof *regs);
+	nregs = calloc(nt ? nt : 1, sizeof *nregs);
+	stores = calloc(nt ? nt : 1, sizeof *stores);
+	if (!load || !regs || !nregs || !stores) {
+		free(load);
+		free(regs);
+		free(nregs);
+		free(stores);
+		sbx_strv_free(tables);
+		return shell_lib_fail(sh, SBX_ENOMEM, NULL);
+	}
+	for (size_t t = 0; t < nt; t++) {
+		sbx_table_info *info;
+		stores[t] = 1;
+		if (sbx_table_describe(&info, sh->db, tables[t]) == SBX_OK) {
+			stores[t] = info->nfamilies;
+			sbx_table_info_free(info);
+		}
+		if (sbx_table_regions(&regs[t], &nregs[t], sh->db, tables[t]))
+			continue; /* dropped meanwhile */
+		nregions += nregs[t];
+		for (size_t i = 0; i < nregs[t]; i++) {
+			const sbx_region_info *r = &regs[t][i];
+			server_load *l = &load[r->server >= 0 && r->server < ns
+						       ? r->server
+						       : 0];
+			l->regions++;
+			l->stores += stores[t];
+			l->reads += r->metrics.read_request_count;
+			l->writes += r->metrics.write_request_count;
+			l->filtered += r->metrics.filtered_read_request_count;
+			l->storefile += r->metrics.store_file_size;
+			l->memstore += r->metrics.memstore_size;
 		}
 	}
-	int servers = sbx_db_region_servers(sh->db);
-	fprintf(sh->out,
-		"1 active master, 0 backup masters, %d servers, 0 dead, "
-		"%.4f average load\n",
-		servers, servers > 0 ? (double)nregions / servers : 0.0);
-	fprintf(sh->out,
-		"embedded store at %s: %zu table(s), %zu region(s) "
-		"on %d modelled region servers\n",
-		sh->data_dir, nt, nregions, servers);
+	if (!strcmp(kind, "summary")) {
+		fprintf(sh->out,
+			"1 active master, 0 backup masters, %d servers, 0 dead, "
+			"%.4f average load\n",
+			servers, servers > 0 ? (double)nregions / servers : 0.0);
+	} else {
+		bool detailed = !strcmp(kind, "detailed");
+		if (detailed)
+			fprintf(sh->out, "version 2.5.0\n0 regionsInTransition\n");
+		fprintf(sh->out, "active master:  saltbox:16000 0\n"
+				 "0 backup masters\n");
+		if (detailed)
+			fprintf(sh->out, "master coprocessors: []\n");
+		fprintf(sh->out, "%d live servers\n", servers);
+		uint64_t aggregate = 0;
+		for (int s = 0; s < servers; s++) {
+			fprintf(sh->out, "    server-%d:16020 0\n", s);
+			print_server_load(sh, &load[s]);
+			aggregate += load[s].reads + load[s].writes;
+			for (size_t t = 0; detailed && t < nt; t++)
+				for (size_t i = 0; i < nregs[t]; i++)
+					if (regs[t][i].server == s)
+						print_region_load(
+							sh, &regs[t][i],
+							stores[t]);
+		}
+		fprintf(sh->out, "0 dead servers\n");
+		if (!detailed)
+			fprintf(sh->out,
+				"Aggregate load: %" PRIu64 ", regions: %zu\n",
+				aggregate, nregions);
+	}
+	for (size_t t = 0; t < nt; t++)
+		sbx_region_infos_free(regs[t], nregs[t]);
+	free(regs);
+	free(nregs);
+	free(stores);
+	free(load);
 	sbx_strv_free(tables);
 	return 0;
 }

@@ -5,6 +5,16 @@
  * each cell key must sort after the family's previous one (HBase's order).
  * Ingested cells get newer RocksDB sequence numbers, but reads still decide
  * by the timestamp in the key.
+ *
+ * Files given to completebulkload come from outside: before a family's
+ * files load, they are ingested (copied) into a scratch column family and
+ * read back whole with checksums verified, and every key must be a cell
+ * key; a file RocksDB refuses, a corrupt block or a key that is not a cell
+ * is SBX_EIO and nothing of the family is loaded. RocksDB itself only
+ * checks a file's footer and properties on ingestion (garbage gets "bad
+ * table magic number", never an abort, tested by fuzz/fuzz_bulk_load.c);
+ * the scratch read is what catches corrupt data blocks and foreign keys.
+ * A scratch family left by a crash is an orphan, dropped at the next open.
  */
 #include "common/alloc.h"
 #include "common/buf.h"
@@ -16,6 +26,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +294,86 @@ static void free_files(char **v, size_t n)
 	free(v);
 }
 
+/* Every key of the scratch column family a cell key; iterator errors
+ * (checksums) as SBX_EIO. */
+static int check_scratch(engine *e, rocksdb_column_family_handle_t *cf,
+			 const char *dir)
+{
+	rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
+	rocksdb_readoptions_set_verify_checksums(ro, 1);
+	rocksdb_readoptions_set_fill_cache(ro, 0);
+	rocksdb_iterator_t *it = rocksdb_create_iterator_cf(e->db, ro, cf);
+	sbx_buf row = {0}, qual = {0};
+	int rc = SBX_OK;
+	uint64_t n = 0;
+	for (rocksdb_iter_seek_to_first(it); !rc && rocksdb_iter_valid(it);
+	     rocksdb_iter_next(it), n++) {
+		size_t kl;
+		const char *k = rocksdb_iter_key(it, &kl);
+		cellkey_parts parts;
+		row.len = qual.len = 0;
+		rc = cellkey_decode((const uint8_t *)k, kl, &row, &qual, &parts);
+		if (rc == SBX_ENOMEM)
+			break;
+		if (rc || row.len == 0 || row.len > SBX_MAX_ROW_LENGTH)
+			rc = sbx_error_set(SBX_EIO,
+					   "'%s': key %" PRIu64 " of the store "
+					   "files is not a Saltbox cell (files "
+					   "written by saltbox importtsv or "
+					   "sbx_bulk_writer load)",
+					   dir, n + 1);
+	}
+	char *err = NULL;
+	if (!rc)
+		rocksdb_iter_get_error(it, &err);
+	if (err)
+		rc = engine_rocks_error(err, "reading the store files");
+	sbx_buf_free(&row);
+	sbx_buf_free(&qual);
+	rocksdb_iter_destroy(it);
+	rocksdb_readoptions_destroy(ro);
+	return rc;
+}
+
+/* Load `files` into a scratch column family (copies) and read them back:
+ * SBX_OK when RocksDB takes them and every key is a cell. */
+static int validate_files(engine *e, const family *f, char **files, size_t n,
+			  const char *dir)
+{
+	static unsigned long counter;
+	char name[96];
+	snprintf(name, sizeof name, "bulkcheck.%ld.%lu", (long)getpid(),
+		 __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+	rocksdb_options_t *o = rocksdb_options_create();
+	char *err = NULL;
+	rocksdb_column_family_handle_t *cf =
+		rocksdb_create_column_family(e->db, o, name, &err);
+	rocksdb_options_destroy(o);
+	if (err)
+		return engine_rocks_error(err, "checking the store files");
+	rocksdb_ingestexternalfileoptions_t *io =
+		rocksdb_ingestexternalfileoptions_create();
+	rocksdb_ingestexternalfileoptions_set_move_files(io, 0);
+	rocksdb_ingest_external_file_cf(e->db, cf, (const char *const *)files,
+					n, io, &err);
+	rocksdb_ingestexternalfileoptions_destroy(io);
+	int rc = SBX_OK;
+	if (err) {
+		rc = sbx_error_set(SBX_EIO,
+				   "'%s': not store files RocksDB can load "
+				   "for family '%s': %s",
+				   dir, f->desc.name, err);
+		free(err);
+		err = NULL;
+	}
+	if (!rc)
+		rc = check_scratch(e, cf, dir);
+	rocksdb_drop_column_family(e->db, cf, &err);
+	free(err); /* an undropped scratch family is an orphan at next open */
+	rocksdb_column_family_handle_destroy(cf);
+	return rc;
+}
+
 int engine_bulk_load(void *p, const char *table_name, const char *dir)
 {
 	engine *e = p;
@@ -328,6 +419,8 @@ int engine_bulk_load(void *p, const char *table_name, const char *dir)
 		rc = sbx_buf_printf(&fd, "%s/%s", dir, de->d_name);
 		if (!rc)
 			rc = list_files(&files, &n, (char *)fd.data);
+		if (!rc && n)
+			rc = validate_files(e, f, files, n, (char *)fd.data);
 		if (!rc && n) {
 			char *err = NULL;
 			rocksdb_ingest_external_file_cf(

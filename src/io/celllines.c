@@ -11,6 +11,7 @@
 #include "wire/cellset.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,5 +169,129 @@ int io_line_mutations(sbx_mutation ***out, size_t *n, bool json, char *text,
 	}
 	*out = v;
 	*n = 1;
+	return SBX_OK;
+}
+
+/* ---- the schema line ---- */
+
+/* Append s as a JSON string (names and attribute values: printable). */
+static int json_str(sbx_buf *out, const char *s)
+{
+	int rc = sbx_buf_push(out, '"');
+	for (; !rc && *s; s++)
+		rc = (*s == '"' || *s == '\\')
+			     ? sbx_buf_printf(out, "\\%c", *s)
+			     : ((unsigned char)*s < 0x20
+					? sbx_buf_printf(out, "\\u%04x",
+							 (unsigned char)*s)
+					: sbx_buf_push(out, *s));
+	return rc ? rc : sbx_buf_push(out, '"');
+}
+
+int io_schema_line(sbx_buf *out, const sbx_table_info *info)
+{
+	int rc = sbx_buf_printf(out, "%s{\"name\":", IO_SCHEMA_TAG);
+	rc = rc ? rc : json_str(out, info->name);
+	rc = rc ? rc : sbx_buf_printf(out, ",\"ColumnSchema\":[");
+	for (size_t i = 0; !rc && i < info->nfamilies; i++) {
+		const sbx_family_desc *f = &info->families[i];
+		rc = sbx_buf_printf(out, "%s{\"name\":", i ? "," : "");
+		rc = rc ? rc : json_str(out, f->name);
+		sbx_family_attr a;
+		for (size_t k = 0; !rc && sbx_family_desc_attr(&a, f, k) == SBX_OK;
+		     k++) {
+			if (a.is_default)
+				continue;
+			rc = sbx_buf_printf(out, ",\"%s\":", a.name);
+			rc = rc ? rc : json_str(out, a.value);
+		}
+		rc = rc ? rc : sbx_buf_push(out, '}');
+	}
+	rc = rc ? rc : sbx_buf_printf(out, "]}\n");
+	return rc;
+}
+
+bool io_is_schema_line(const char *text)
+{
+	return !strncmp(text, IO_SCHEMA_TAG, strlen(IO_SCHEMA_TAG));
+}
+
+/* Family i of the ColumnSchema array into *f; SBX_EPARSE with the reason. */
+static int schema_family(sbx_family_desc *f, json_t *col)
+{
+	json_t *name = json_object_get(col, "name");
+	if (!json_is_string(name))
+		return sbx_error_set(SBX_EPARSE, "schema line: a ColumnSchema "
+						 "without a name");
+	if (sbx_family_desc_init(f, json_string_value(name)))
+		return sbx_error_set(SBX_EPARSE, "schema line: %s",
+				     sbx_errmsg());
+	const char *k;
+	json_t *v;
+	json_object_foreach(col, k, v)
+	{
+		char num[32];
+		const char *text = NULL;
+		if (!strcmp(k, "name"))
+			continue;
+		if (json_is_string(v)) {
+			text = json_string_value(v);
+		} else if (json_is_integer(v)) {
+			snprintf(num, sizeof num, "%lld",
+				 (long long)json_integer_value(v));
+			text = num;
+		} else if (json_is_boolean(v)) {
+			text = json_is_true(v) ? "true" : "false";
+		}
+		int rc = text ? sbx_family_desc_set(f, k, text) : SBX_EINVAL;
+		if (rc == SBX_EUNSUPPORTED)
+			continue; /* HBase's own, which Saltbox does not model */
+		if (rc == SBX_ENOMEM)
+			return rc;
+		if (rc)
+			return sbx_error_set(SBX_EPARSE,
+					     "schema line: family '%s': %s",
+					     f->name,
+					     text ? sbx_errmsg()
+						  : "an attribute value is "
+						    "not a string");
+	}
+	return SBX_OK;
+}
+
+int io_schema_parse(sbx_family_desc **fams, size_t *n, const char *text)
+{
+	*fams = NULL;
+	*n = 0;
+	if (!io_is_schema_line(text))
+		return sbx_error_set(SBX_EPARSE, "not a schema line");
+	json_error_t jerr;
+	json_t *root = json_loads(text + strlen(IO_SCHEMA_TAG), 0, &jerr);
+	if (!root)
+		return sbx_error_set(SBX_EPARSE, "schema line: malformed "
+						 "JSON: %s", jerr.text);
+	json_t *cols = json_object_get(root, "ColumnSchema");
+	size_t nc = json_is_array(cols) ? json_array_size(cols) : 0;
+	int rc = nc ? SBX_OK
+		    : sbx_error_set(SBX_EPARSE, "schema line: no "
+						"ColumnSchema");
+	sbx_family_desc *v = rc ? NULL : sbx_calloc(nc, sizeof *v);
+	if (!rc && !v)
+		rc = SBX_ENOMEM_SET();
+	for (size_t i = 0; !rc && i < nc; i++) {
+		json_t *col = json_array_get(cols, i);
+		rc = json_is_object(col)
+			     ? schema_family(&v[i], col)
+			     : sbx_error_set(SBX_EPARSE, "schema line: each "
+							 "ColumnSchema must "
+							 "be an object");
+	}
+	json_decref(root);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	*fams = v;
+	*n = nc;
 	return SBX_OK;
 }

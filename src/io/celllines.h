@@ -31,4 +31,25 @@ int io_row_json_line(sbx_buf *out, const sbx_result *r);
 int io_line_mutations(sbx_mutation ***out, size_t *n, bool json, char *text,
 		      size_t len);
 
+/*
+ * The schema line `saltbox export` writes first, in both formats, so that
+ * `saltbox import --create` can make the table: "#saltbox-schema", a TAB,
+ * then the table as an HBase REST TableSchema in JSON with the attributes
+ * that differ from HBase's defaults, values as strings:
+ *   #saltbox-schema<TAB>{"name":"t","ColumnSchema":[{"name":"m","VERSIONS":"3"}]}
+ * No cell line can look like it (a TSV cell has 4 fields, a CellSet line
+ * starts with '{').
+ */
+#define IO_SCHEMA_TAG "#saltbox-schema\t"
+
+/* Append the schema line of `info`, newline included. SBX_OK or
+ * SBX_ENOMEM. */
+int io_schema_line(sbx_buf *out, const sbx_table_info *info);
+/* Whether a line (no line end) is a schema line. */
+bool io_is_schema_line(const char *text);
+/* The families of schema line `text` (no line end) into *fams (*n of
+ * them, the caller's: free()). SBX_OK; SBX_EPARSE (sbx_errmsg() says why:
+ * malformed JSON, no ColumnSchema, a bad attribute). */
+int io_schema_parse(sbx_family_desc **fams, size_t *n, const char *text);
+
 #endif

@@ -58,6 +58,21 @@ int remote_request(remote_db *db, const char *method, const char *path,
 		   const char *content_type, const void *body, size_t len,
 		   bool idempotent, remote_resp *out);
 
+/*
+ * The transport seam, for fuzzing the parsing of server responses in
+ * process (fuzz/fuzz_remote_response.c): when remote_transport_hook is set,
+ * remote_request asks it instead of the network. It gets the request and
+ * fills *status, the raw header block (lines "Name: value\r\n", parsed as
+ * libcurl's would be) and the body; a non-zero return is a connection
+ * failure. NULL (the default) in every program.
+ */
+typedef int (*remote_transport_fn)(void *ctx, const char *method,
+				   const char *path, const void *body,
+				   size_t len, long *status, sbx_buf *headers,
+				   sbx_buf *resp_body);
+extern remote_transport_fn remote_transport_hook;
+extern void *remote_transport_ctx;
+
 /* Turn a non-success response into an SBX code and message. `what`
  * names the object for messages ("table 't'"). */
 int remote_status_error(remote_db *db, const remote_resp *r, const char *what);

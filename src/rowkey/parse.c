@@ -714,8 +714,19 @@ static int parse_type(parser *p, kd_elem *e, token *tt)
 				    td->name, e->width);
 	}
 	/* flags */
+	bool order_given = false;
 	while (cur(p)->type == TK_NAME && !is_name(cur(p), "with")) {
 		token *f = cur(p);
+		bool is_order = is_name(f, "desc") || is_name(f, "asc");
+		if (is_order && order_given)
+			return PERR(p, f, "'%.*s': the order of a field is "
+					  "given once (asc or desc)",
+				    (int)f->len, f->start);
+		if ((is_name(f, "mono") && e->mono) ||
+		    (is_name(f, "random") && e->random))
+			return PERR(p, f, "flag '%.*s' is given twice",
+				    (int)f->len, f->start);
+		order_given |= is_order;
 		if (is_name(f, "desc"))
 			e->desc = true;
 		else if (is_name(f, "asc"))
