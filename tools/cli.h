@@ -6,21 +6,40 @@
 
 #include <stdio.h>
 
-/* Open the existing store at `data` (never create one); on failure print
- * "WHO: <reason>" to stderr and return NULL. Inline: the fuzz targets
- * compile subcommand files without main.c. */
-static inline sbx_db *cli_open_store(const char *data, const char *who)
+/* Open the store a subcommand was given: `url` from --connect (an HBase
+ * REST gateway, http://host:port, or Cloud Bigtable,
+ * bigtable://PROJECT/INSTANCE) when set, else the existing store at `data`
+ * (never created). On failure print "WHO: <reason>" to stderr and return
+ * NULL. Inline: the fuzz targets compile subcommand files without main.c. */
+static inline sbx_db *cli_open_store(const char *data, const char *url,
+				     const char *who)
 {
+	sbx_db *db;
+	if (url) {
+		if (sbx_db_connect(&db, url)) {
+			fprintf(stderr, "%s: %s\n", who, sbx_errmsg());
+			return NULL;
+		}
+		return db;
+	}
 	sbx_db_options o;
 	sbx_db_options_init(&o);
 	o.create_if_missing = false;
-	sbx_db *db;
 	if (sbx_db_open(&db, data, &o)) {
 		fprintf(stderr, "%s: %s\n", who, sbx_errmsg());
 		return NULL;
 	}
 	return db;
 }
+
+/* The store options every subcommand that reads or writes tables takes. */
+#define CLI_STORE_USAGE "(--data DIR | --connect URL)"
+#define CLI_STORE_HELP                                                       \
+	"  --data DIR          the store directory\n"                          \
+	"  --connect URL       a running store instead: an HBase REST gateway\n" \
+	"                      (http://host:port, e.g. saltbox serve) or Cloud\n" \
+	"                      Bigtable (bigtable://PROJECT/INSTANCE; the\n"    \
+	"                      emulator through BIGTABLE_EMULATOR_HOST)\n"
 
 /* Each returns the process exit status. argv[0] is the subcommand name. */
 int cmd_shell(int argc, char **argv);

@@ -349,7 +349,7 @@ int cmd_importtsv(int argc, char **argv)
 		io_tsv_spec_free(&o.spec);
 		return rc;
 	}
-	sbx_db *db = cli_open_store(o.data, "saltbox");
+	sbx_db *db = cli_open_store(o.data, NULL, "saltbox");
 	if (!db) {
 		io_tsv_spec_free(&o.spec);
 		return 1;
@@ -401,7 +401,7 @@ int cmd_completebulkload(int argc, char **argv)
 	}
 	if (!data || npos != 2)
 		return usage();
-	sbx_db *db = cli_open_store(data, "saltbox");
+	sbx_db *db = cli_open_store(data, NULL, "saltbox");
 	if (!db)
 		return 1;
 	int rc = sbx_table_bulk_load(db, pos[1], pos[0]);

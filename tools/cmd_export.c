@@ -33,7 +33,7 @@
 #include <sys/types.h>
 
 typedef struct xopts {
-	const char *data, *table, *file;
+	const char *data, *url, *table, *file;
 	bool json, create, skip_bad;
 	int versions;
 } xopts;
@@ -41,11 +41,11 @@ typedef struct xopts {
 static int usage_to(FILE *out, int status)
 {
 	fprintf(out,
-		"usage: saltbox export --data DIR [--format tsv|json] "
-		"[--versions N] TABLE [FILE]\n"
-		"       saltbox import --data DIR [--format tsv|json] [--create] "
-		"[--skip-bad]\n"
-		"                      TABLE [FILE]\n"
+		"usage: saltbox export " CLI_STORE_USAGE " [--format tsv|json]\n"
+		"                      [--versions N] TABLE [FILE]\n"
+		"       saltbox import " CLI_STORE_USAGE " [--format tsv|json]\n"
+		"                      [--create] [--skip-bad] TABLE [FILE]\n"
+		CLI_STORE_HELP
 		"TSV: row<TAB>family:qualifier<TAB>timestamp<TAB>value, bytes "
 		"as HBase prints them\n(\\xHH escapes). JSON: one HBase REST "
 		"CellSet per line. FILE defaults to\nstdout (export) or "
@@ -68,6 +68,8 @@ static int parse(int argc, char **argv, xopts *o, bool export)
 			return usage_to(stdout, 0) - 1; /* -1: done, exit 0 */
 		} else if (!strcmp(a, "--data") && i + 1 < argc) {
 			o->data = argv[++i];
+		} else if (!strcmp(a, "--connect") && i + 1 < argc) {
+			o->url = argv[++i];
 		} else if (!strcmp(a, "--format") && i + 1 < argc) {
 			const char *f = argv[++i];
 			if (strcmp(f, "tsv") && strcmp(f, "json")) {
@@ -98,7 +100,7 @@ static int parse(int argc, char **argv, xopts *o, bool export)
 			return usage_to(stderr, 2);
 		}
 	}
-	if (!o->data || npos < 1)
+	if (!o->data == !o->url || npos < 1)
 		return usage_to(stderr, 2);
 	o->table = pos[0];
 	o->file = npos == 2 ? pos[1] : "-";
@@ -113,7 +115,7 @@ int cmd_export(int argc, char **argv)
 	int rc = parse(argc, argv, &o, true);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	sbx_db *db = cli_open_store(o.data, "saltbox");
+	sbx_db *db = cli_open_store(o.data, o.url, "saltbox");
 	if (!db)
 		return 1;
 	FILE *f = strcmp(o.file, "-") ? fopen(o.file, "w") : stdout;
@@ -235,7 +237,7 @@ int cmd_import(int argc, char **argv)
 	int rc = parse(argc, argv, &o, false);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	sbx_db *db = cli_open_store(o.data, "saltbox");
+	sbx_db *db = cli_open_store(o.data, o.url, "saltbox");
 	if (!db)
 		return 1;
 	FILE *f = strcmp(o.file, "-") ? fopen(o.file, "r") : stdin;

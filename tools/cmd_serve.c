@@ -1,6 +1,7 @@
 /*
- * cmd_serve.c - `saltbox serve`: open the store and serve HBase's REST
- * protocol on it until SIGINT/SIGTERM, then stop accepting, let requests
+ * cmd_serve.c - `saltbox serve`: open the store (a directory, or a running
+ * store given by URL: another gateway or Cloud Bigtable) and serve HBase's
+ * REST protocol on it until SIGINT/SIGTERM, then stop accepting, let requests
  * in flight finish, and close the store so every acknowledged write is on
  * disk.
  */
@@ -20,7 +21,8 @@
 static void serve_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: saltbox serve [--data DIR] [--port 8080] [--bind 127.0.0.1]\n"
+		"usage: saltbox serve [--data DIR | --connect URL] [--port 8080]\n"
+		"                     [--bind 127.0.0.1]\n"
 		"                     [--read-only] [--token T | --token-file PATH]\n"
 		"                     [--public-read] [--max-body BYTES] [--threads N]\n"
 		"                     [--page-cells N] [--scanner-idle SECONDS]\n"
@@ -31,6 +33,10 @@ static void serve_usage(FILE *out)
 		"Serve the store in DIR (default ./saltbox-data) over HBase's REST\n"
 		"protocol, so HBase REST clients (curl, node-hbase, ...) work unchanged.\n\n"
 		"  --data DIR          store directory, created if missing\n"
+		"  --connect URL       serve a running store instead: Cloud Bigtable\n"
+		"                      (bigtable://PROJECT/INSTANCE, the emulator\n"
+		"                      through BIGTABLE_EMULATOR_HOST) or another\n"
+		"                      HBase REST gateway (http://host:port)\n"
 		"  --port N            TCP port (default 8080; 0 = any free port)\n"
 		"  --bind ADDR         address to listen on (default 127.0.0.1, loopback)\n"
 		"  --read-only         refuse every mutation with 403\n"
@@ -104,6 +110,7 @@ int cmd_serve(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"data", required_argument, NULL, 'd'},
+		{"connect", required_argument, NULL, 'u'},
 		{"port", required_argument, NULL, 'p'},
 		{"bind", required_argument, NULL, 'b'},
 		{"read-only", no_argument, NULL, 'r'},
@@ -127,7 +134,8 @@ int cmd_serve(int argc, char **argv)
 	};
 	sbx_server_opts so;
 	sbx_server_opts_init(&so);
-	const char *data = "./saltbox-data";
+	const char *data = "./saltbox-data", *url = NULL;
+	bool data_given = false;
 	const char *trace = NULL;
 	int64_t bucket_ms = 0;
 	static char token_buf[1024];
@@ -139,7 +147,8 @@ int cmd_serve(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'd': data = optarg; break;
+		case 'd': data = optarg; data_given = true; break;
+		case 'u': url = optarg; break;
 		case 'x': trace = optarg; break;
 		case 'M':
 			if (parse_size(optarg, 10, 3600000, &v))
@@ -223,6 +232,16 @@ int cmd_serve(int argc, char **argv)
 			argv[optind]);
 		return 2;
 	}
+	if (url && data_given) {
+		fprintf(stderr, "saltbox serve: give --data DIR or --connect "
+				"URL, not both\n");
+		return 2;
+	}
+	if (url && (trace || bucket_ms)) {
+		fprintf(stderr, "saltbox serve: --trace and --metrics-bucket-ms "
+				"are the embedded store's (--data)\n");
+		return 2;
+	}
 
 	/* Block the stop signals before any thread starts, so only sigwait
 	 * below sees them. */
@@ -239,10 +258,10 @@ int cmd_serve(int argc, char **argv)
 	dbo.trace_path = trace;
 	if (bucket_ms)
 		dbo.metrics_bucket_ms = bucket_ms;
-	int rc = sbx_db_open(&db, data, &dbo);
+	int rc = url ? sbx_db_connect(&db, url) : sbx_db_open(&db, data, &dbo);
 	if (rc) {
-		fprintf(stderr, "saltbox serve: cannot open '%s': %s\n", data,
-			sbx_errmsg());
+		fprintf(stderr, "saltbox serve: cannot open '%s': %s\n",
+			url ? url : data, sbx_errmsg());
 		return 1;
 	}
 	raise_fd_limit();
@@ -256,7 +275,8 @@ int cmd_serve(int argc, char **argv)
 	const char *host = strchr(so.bind, ':') ? "[%s]" : "%s";
 	printf("saltbox serve: HBase REST on http://");
 	printf(host, so.bind);
-	printf(":%d/ (data %s%s%s)\n", sbx_server_port(srv), data,
+	printf(":%d/ (%s %s%s%s)\n", sbx_server_port(srv),
+	       url ? "store" : "data", url ? url : data,
 	       so.read_only ? ", read-only" : "", so.token ? (so.public_read ? ", token auth for writes"
 						: ", token auth")
 			 : "");

@@ -87,14 +87,7 @@ static int parse(txn_args *a, int argc, char **argv)
 
 static sbx_db *open_db(const txn_args *a)
 {
-	if (a->data)
-		return cli_open_store(a->data, "saltbox txn");
-	sbx_db *db;
-	if (sbx_db_connect(&db, a->url)) {
-		fprintf(stderr, "saltbox txn: %s\n", sbx_errmsg());
-		return NULL;
-	}
-	return db;
+	return cli_open_store(a->data, a->url, "saltbox txn");
 }
 
 static void print_bytes(const uint8_t *p, size_t n)

@@ -244,10 +244,12 @@ static void schema_delete(rest_request *rq, rest_response *rs)
 {
 	sbx_db *db = rq->srv->db;
 	const char *t = rq->route.table;
+	/* HBase drops only a disabled table; a store with no disabled state
+	 * (another gateway, Cloud Bigtable) drops it as it is */
 	int rc = sbx_table_disable(db, t);
 	if (rc == SBX_ENOTFOUND || rc == SBX_EINVAL)
 		return rest_error(rs, 404, "table '%s' not found", t);
-	if (rc && rc != SBX_EDISABLED)
+	if (rc && rc != SBX_EDISABLED && rc != SBX_EUNSUPPORTED)
 		return rest_sbx_error(rs, rc);
 	rc = sbx_table_drop(db, t);
 	if (rc == SBX_ENOTFOUND)

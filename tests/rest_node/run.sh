@@ -3,6 +3,8 @@
 # starts `saltbox serve` on a free port and runs test.js against it.
 # Exit 77 (ctest: skipped) only when node/npm are missing or the npm
 # registry cannot be reached.
+# SBX_SERVE_STORE, when set, replaces --data TMPDIR/data (e.g.
+# "--connect bigtable://p/i": the server in front of Cloud Bigtable).
 # usage: run.sh SALTBOX_BINARY TMPDIR
 set -u
 SALTBOX=${1:?saltbox binary}
@@ -21,7 +23,8 @@ if [ ! -f "$TMP/node_modules/hbase/package.json" ]; then
 		echo "FAIL: npm install failed:"; cat "$TMP/npm.log"; exit 1
 	fi
 fi
-"$SALTBOX" serve --data "$TMP/data" --port 0 >"$TMP/serve.log" 2>&1 &
+# shellcheck disable=SC2086 # the store is words by design
+"$SALTBOX" serve ${SBX_SERVE_STORE:---data "$TMP/data"} --port 0 >"$TMP/serve.log" 2>&1 &
 PID=$!
 trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null' EXIT
 PORT=
