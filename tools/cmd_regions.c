@@ -17,6 +17,7 @@
 
 typedef struct reg_opts {
 	const char *verb, *data, *url, *table;
+	const char *create_on; /* export-splits: make the table there too */
 	bool json;
 	int buckets;
 	const char *args[4];
@@ -40,7 +41,10 @@ static void usage(FILE *out)
 		"                        midpoint of its data\n"
 		"  merge START           merge the region starting at START with\n"
 		"                        the next one ('' = the first region)\n"
-		"  export-splits         the HBase shell `create` with SPLITS\n"
+		"  export-splits         the HBase shell `create` with SPLITS;\n"
+		"                        with --create-on URL, also create the\n"
+		"                        table, pre-split the same, on that store\n"
+		"                        (e.g. bigtable://PROJECT/INSTANCE)\n"
 		"\n"
 		"Keys are written as HBase prints them: printable ASCII, other\n"
 		"bytes as \\xHH.\n"
@@ -73,7 +77,7 @@ static int parse(int argc, char **argv, reg_opts *o)
 		} else if (!strcmp(a, "--json")) {
 			o->json = true;
 		} else if (!strcmp(a, "--data") || !strcmp(a, "--buckets") ||
-			   !strcmp(a, "--connect")) {
+			   !strcmp(a, "--connect") || !strcmp(a, "--create-on")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "saltbox regions: %s needs a "
 						"value\n", a);
@@ -81,8 +85,10 @@ static int parse(int argc, char **argv, reg_opts *o)
 			}
 			if (a[2] == 'd') {
 				o->data = argv[++i];
-			} else if (a[2] == 'c') {
+			} else if (!strcmp(a, "--connect")) {
 				o->url = argv[++i];
+			} else if (a[2] == 'c') {
+				o->create_on = argv[++i];
 			} else {
 				char *end;
 				long n = strtol(argv[++i], &end, 10);
@@ -120,6 +126,11 @@ static int parse(int argc, char **argv, reg_opts *o)
 	if (!known) {
 		fprintf(stderr, "saltbox regions: unknown verb '%s' (list, stats, "
 				"split, merge, export-splits)\n", o->verb);
+		return 2;
+	}
+	if (o->create_on && strcmp(o->verb, "export-splits")) {
+		fprintf(stderr, "saltbox regions: --create-on is for "
+				"export-splits\n");
 		return 2;
 	}
 	if (!o->data == !o->url || !o->table) {
@@ -370,6 +381,37 @@ static const char *policy_class(sbx_split_policy_kind k)
 	return "SteppingSplitPolicy";
 }
 
+/* export-splits --create-on URL: the same table, families and region
+ * boundaries, created on another store (a Bigtable instance pre-split from
+ * a design tried on the embedded store). */
+static int create_on(const reg_opts *o, const sbx_table_info *info,
+		     const sbx_region_info *r, size_t n)
+{
+	sbx_db *to = cli_open_store(NULL, o->create_on, "saltbox regions");
+	if (!to)
+		return 1;
+	sbx_bytes *splits = calloc(n ? n : 1, sizeof *splits);
+	int rc = 0;
+	if (!splits) {
+		rc = fail("%s", "out of memory");
+	} else {
+		for (size_t i = 1; i < n; i++)
+			splits[i - 1] = (sbx_bytes){r[i].start_key, r[i].start_len};
+		if (sbx_table_create_presplit(to, info->name, info->families,
+					      info->nfamilies, splits,
+					      n ? n - 1 : 0))
+			rc = fail("%s", sbx_errmsg());
+		else
+			fprintf(stderr, "saltbox regions: created '%s' with %zu "
+					"region%s on %s\n",
+				info->name, n ? n : 1, n == 1 ? "" : "s",
+				o->create_on);
+	}
+	free(splits);
+	sbx_db_close(to);
+	return rc;
+}
+
 static int export_cmd(sbx_db *db, const reg_opts *o)
 {
 	sbx_table_info *info;
@@ -430,10 +472,12 @@ static int export_cmd(sbx_db *db, const reg_opts *o)
 		sbx_buf_append(&b, tmp, strlen(tmp));
 	}
 	printf("%.*s\n", (int)b.len, (const char *)b.data);
+	fflush(stdout); /* before what create_on says on stderr */
 	sbx_buf_free(&b);
+	int rc = o->create_on ? create_on(o, info, r, n) : 0;
 	sbx_region_infos_free(r, n);
 	sbx_table_info_free(info);
-	return 0;
+	return rc;
 }
 
 static int key_arg(const char *text, sbx_buf *out)
