@@ -81,7 +81,7 @@ rc=$?
 [ $rc -ne 0 ] && echo "ok   a bad URL fails ($out)" || { echo "FAIL a bad URL: exit 0"; fail=1; }
 
 # serve in front of Bigtable: curl
-"$S" serve --connect "$URL" --port 0 >"$W/serve.log" 2>&1 &
+"$S" serve --connect "$URL" --port 0 --trace "$W/serve.trace" >"$W/serve.log" 2>&1 &
 pid=$!
 port=
 for _ in $(seq 1 200); do
@@ -111,6 +111,9 @@ t2" "$(curl -s "$B/")"
 	expect "serve: drop the other" 200 \
 		"$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$B/t/schema")"
 	kill "$pid"; wait "$pid"
+	# the trace of a connected store, as keyviz replays it
+	expect "serve --connect --trace" "put	r3
+get	r3" "$(cat "$W/serve.trace")"
 	if grep -qE 'Sanitizer|runtime error' "$W/serve.log"; then
 		echo "FAIL sanitizer report from the server:"; cat "$W/serve.log"; fail=1
 	fi

@@ -237,9 +237,9 @@ int cmd_serve(int argc, char **argv)
 				"URL, not both\n");
 		return 2;
 	}
-	if (url && (trace || bucket_ms)) {
-		fprintf(stderr, "saltbox serve: --trace and --metrics-bucket-ms "
-				"are the embedded store's (--data)\n");
+	if (url && bucket_ms) {
+		fprintf(stderr, "saltbox serve: --metrics-bucket-ms is the "
+				"embedded store's (--data)\n");
 		return 2;
 	}
 
@@ -259,6 +259,8 @@ int cmd_serve(int argc, char **argv)
 	if (bucket_ms)
 		dbo.metrics_bucket_ms = bucket_ms;
 	int rc = url ? sbx_db_connect(&db, url) : sbx_db_open(&db, data, &dbo);
+	if (!rc && url && trace && (rc = sbx_db_trace(db, trace)))
+		sbx_db_close(db);
 	if (rc) {
 		fprintf(stderr, "saltbox serve: cannot open '%s': %s\n",
 			url ? url : data, sbx_errmsg());

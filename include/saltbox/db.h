@@ -80,6 +80,19 @@ SBX_API int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *op
  */
 SBX_API int sbx_db_connect(sbx_db **out, const char *url);
 
+/*
+ * Record an operation trace of db, whatever its backend: every get and
+ * scan, and every write that succeeded, appended to `path` as a line
+ * `put|get|scan<TAB>KEY` (KEY as HBase prints bytes) that keyviz replays
+ * (`saltbox keyviz simulate -t FILE`); sbx_db_options.trace_path does the
+ * same for an embedded store from its open. A trace already open is
+ * closed; NULL stops tracing. Lines are buffered and best effort: they
+ * reach the file by sbx_db_close() at the latest.
+ * Errors: SBX_EIO when the file cannot be opened (the trace already open,
+ * if any, stays).
+ */
+SBX_API int sbx_db_trace(sbx_db *db, const char *path);
+
 /* Close and free. Tables and scanners opened from db must be closed first.
  * NULL is ignored. Cannot fail. */
 SBX_API void sbx_db_close(sbx_db *db);

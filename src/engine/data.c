@@ -42,7 +42,6 @@ int engine_get(sbx_result **out, void *p, const uint8_t *row, size_t row_len,
 		return rc;
 	rc = engine_read_row(out, h->eng, h->t, row, row_len, o);
 	pthread_rwlock_unlock(&h->t->lock);
-	engine_trace(h->eng, "get", row, row_len);
 	return rc;
 }
 
@@ -68,7 +67,6 @@ int engine_scanner_open(void **out, void *p, const sbx_scan_opts *o)
 	}
 	s->h = h;
 	*out = s;
-	engine_trace(h->eng, "scan", o->start_row, o->start_row_len);
 	return SBX_OK;
 }
 

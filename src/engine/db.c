@@ -96,9 +96,6 @@ static void engine_free(engine *e)
 	}
 	for (int i = 0; i < ENGINE_ROW_STRIPES; i++)
 		pthread_mutex_destroy(&e->stripe_lock[i]);
-	if (e->trace)
-		fclose(e->trace);
-	pthread_mutex_destroy(&e->trace_lock);
 	pthread_mutex_destroy(&e->admin_lock);
 	pthread_rwlock_destroy(&e->catalog_lock);
 	free(e);
@@ -142,13 +139,12 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 		return SBX_ENOMEM_SET();
 	e->opts = *opts;
 	e->dirlock_fd = -1;
-	e->opts.trace_path = NULL; /* the file is opened below; no copy kept */
+	e->opts.trace_path = NULL; /* the table layer keeps the trace */
 	if (!(e->path = sbx_strdup(path))) {
 		free(e);
 		return SBX_ENOMEM_SET();
 	}
 	pthread_mutex_init(&e->admin_lock, NULL);
-	pthread_mutex_init(&e->trace_lock, NULL);
 	pthread_rwlock_init(&e->catalog_lock, NULL);
 	for (int i = 0; i < ENGINE_ROW_STRIPES; i++)
 		pthread_mutex_init(&e->stripe_lock[i], NULL);
@@ -169,12 +165,6 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 	e->wo_nowal = rocksdb_writeoptions_create();
 	rocksdb_writeoptions_disable_WAL(e->wo_nowal, 1);
 
-	if (opts->trace_path && !(e->trace = fopen(opts->trace_path, "a"))) {
-		int err = errno;
-		engine_free(e);
-		return sbx_error_set(SBX_EIO, "cannot open trace file '%s': %s",
-				     opts->trace_path, strerror(err));
-	}
 	struct stat st;
 	bool exists = stat(path, &st) == 0;
 	if (!exists && !opts->create_if_missing) {

@@ -140,8 +140,6 @@ typedef struct engine {
 	size_t nnamespaces;
 	uint64_t next_table_id;
 
-	FILE *trace; /* operation trace (sbx_db_options.trace_path), or NULL */
-	pthread_mutex_t trace_lock;
 
 	int nservers; /* modelled region servers */
 	int server_regions[ENGINE_MAX_SERVERS]; /* under admin_lock */
@@ -156,14 +154,12 @@ typedef struct table_handle {
 	table *t;
 } table_handle;
 
-/* ---- util.c: the clock, RocksDB errors, the operation trace ---- */
+/* ---- util.c: the clock, RocksDB errors ---- */
 /* Wall-clock milliseconds (sbx_clock_now_ms): the engine's one read of the
  * time, but for regions.c's coarse clock of load buckets. */
 int64_t engine_now_ms(void);
 /* SBX_EIO with "what: err" as the message; frees err (may be NULL). */
 int engine_rocks_error(char *err, const char *what);
-/* Append `op<TAB>row` to the operation trace, if one is open. */
-void engine_trace(engine *e, const char *op, const uint8_t *row, size_t len);
 
 /* ---- tables.c: table and family objects, the engine's lists ---- */
 /* A family object with one reference; NULL on ENOMEM. */

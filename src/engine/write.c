@@ -432,8 +432,6 @@ int engine_mutate(void *p, const sbx_mutation *m, sbx_result **out)
 	}
 	bool due = !rc && count_write(h->eng, h->t, m);
 	pthread_rwlock_unlock(&h->t->lock);
-	if (!rc)
-		engine_trace(h->eng, "put", mut_row(m), m->row_len);
 	if (due)
 		regions_maybe_split(h->eng, h->t, mut_row(m), m->row_len);
 	return rc;
@@ -525,8 +523,6 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 	}
 	pthread_rwlock_unlock(&h->t->lock);
 	for (size_t i = 0; i < n; i++) {
-		if (!st[i])
-			engine_trace(e, "put", mut_row(ms[i]), ms[i]->row_len);
 		if (due[i])
 			regions_maybe_split(e, h->t, mut_row(ms[i]), ms[i]->row_len);
 	}
@@ -569,8 +565,6 @@ int engine_check_and_mutate(void *p, const sbx_check *check,
 	pthread_mutex_unlock(&e->stripe_lock[s]);
 	pthread_rwlock_unlock(&h->t->lock);
 	sbx_buf_free(&stored);
-	if (*succeeded)
-		engine_trace(e, "put", mut_row(m), m->row_len);
 	if (due)
 		regions_maybe_split(e, h->t, mut_row(m), m->row_len);
 	return rc;

@@ -14,6 +14,9 @@
 #include "saltbox/regions.h"
 #include "saltbox/table.h"
 
+#include <pthread.h>
+#include <stdio.h>
+
 /* Optional capabilities: a backend points at a table of these, or leaves
  * the pointer NULL, and the table layer answers SBX_EUNSUPPORTED for it
  * (one message, in src/table/api.c). Every member of a table is set. */
@@ -109,6 +112,8 @@ typedef struct sbx_backend_ops {
 struct sbx_db {
 	const sbx_backend_ops *ops;
 	void *impl;
+	FILE *trace; /* the operation trace (src/table/trace.c), or NULL */
+	pthread_mutex_t trace_lock;
 };
 
 /* The embedded engine's entry point (src/engine/db.c; its ops in backend.c). */

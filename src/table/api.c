@@ -12,6 +12,7 @@
 #include "saltbox/filter.h"
 #include "saltbox/regions.h"
 #include "table/dispatch.h"
+#include "table/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,10 @@ int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *opts)
 	sbx_db *db = sbx_calloc(1, sizeof *db);
 	if (!db)
 		return SBX_ENOMEM_SET();
-	int rc = engine_open(&db->impl, path, opts);
+	/* the trace file first: a bad path then leaves no store behind */
+	int rc = table_trace_open(db, opts->trace_path);
+	if (!rc && (rc = engine_open(&db->impl, path, opts)))
+		table_trace_close(db);
 	if (rc) {
 		free(db);
 		return rc;
@@ -93,10 +97,16 @@ int sbx_db_connect(sbx_db **out, const char *url)
 #endif
 }
 
+int sbx_db_trace(sbx_db *db, const char *path)
+{
+	return table_trace_open(db, path);
+}
+
 void sbx_db_close(sbx_db *db)
 {
 	if (!db)
 		return;
+	table_trace_close(db);
 	db->ops->close(db->impl);
 	free(db);
 }
@@ -415,7 +425,10 @@ int sbx_table_mutate(sbx_result **out_result, sbx_table *t,
 		*out_result = NULL;
 	if (!m || m->nops == 0)
 		return sbx_error_set(SBX_EINVAL, "mutation has no operations");
-	return t->db->ops->mutate(t->impl, m, out_result);
+	int rc = t->db->ops->mutate(t->impl, m, out_result);
+	if (!rc)
+		table_trace_op(t->db, "put", mut_row(m), m->row_len);
+	return rc;
 }
 
 int sbx_table_batch(int *statuses, sbx_table *t, sbx_mutation *const *ms,
@@ -431,7 +444,20 @@ int sbx_table_batch(int *statuses, sbx_table *t, sbx_mutation *const *ms,
 					     "batch item %zu has no operations",
 					     i);
 		}
-	return t->db->ops->batch(t->impl, ms, n, statuses);
+	if (!t->db->trace)
+		return t->db->ops->batch(t->impl, ms, n, statuses);
+	/* the trace names the writes that succeeded */
+	int *st = statuses ? statuses : sbx_calloc(n ? n : 1, sizeof *st);
+	if (!st)
+		return SBX_ENOMEM_SET();
+	int rc = t->db->ops->batch(t->impl, ms, n, st);
+	for (size_t i = 0; i < n; i++)
+		if (!st[i])
+			table_trace_op(t->db, "put", mut_row(ms[i]),
+				       ms[i]->row_len);
+	if (st != statuses)
+		free(st);
+	return rc;
 }
 
 int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
@@ -458,8 +484,11 @@ int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
 	if ((unsigned)check->op > SBX_CMP_NO_OP)
 		return sbx_error_set(SBX_EINVAL, "bad compare operator %d",
 				     (int)check->op);
-	return t->db->ops->check_and_mutate(t->impl, check, m, succeeded,
-					    out_result);
+	rc = t->db->ops->check_and_mutate(t->impl, check, m, succeeded,
+					  out_result);
+	if (!rc && *succeeded)
+		table_trace_op(t->db, "put", row, row_len);
+	return rc;
 }
 
 /* ---- reads ------------------------------------------------------------------- */
@@ -479,7 +508,9 @@ int sbx_table_get(sbx_result **out, sbx_table *t, const void *row,
 	}
 	if ((rc = model_check_read_opts(opts)))
 		return rc;
-	return t->db->ops->get(out, t->impl, row, row_len, opts);
+	rc = t->db->ops->get(out, t->impl, row, row_len, opts);
+	table_trace_op(t->db, "get", row, row_len);
+	return rc;
 }
 
 int sbx_table_get_many(sbx_result **out, sbx_table *t,
@@ -537,7 +568,10 @@ int sbx_scanner_open(sbx_scanner **out, sbx_table *t, const sbx_scan_opts *opts)
 		return rc;
 	void *impl;
 	rc = t->db->ops->scanner_open(&impl, t->impl, opts);
-	return rc ? rc : sbx_scanner_new(out, &t->db->ops->scanner, impl);
+	if (rc)
+		return rc;
+	table_trace_op(t->db, "scan", opts->start_row, opts->start_row_len);
+	return sbx_scanner_new(out, &t->db->ops->scanner, impl);
 }
 
 int sbx_scanner_next(sbx_scanner *s, sbx_result **out)
