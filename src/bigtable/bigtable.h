@@ -136,6 +136,25 @@ int bt_filter_column(Sbxbt__RowFilter **out, const char *family,
 /* A filter selecting exactly `family` (NULL when out of memory). */
 Sbxbt__RowFilter *bt_filter_family(const char *family);
 void bt_filter_free(Sbxbt__RowFilter *f);
+/* An empty RowFilter (NULL when out of memory). */
+Sbxbt__RowFilter *bt_filter_new(void);
+/* Chain (all) or interleave (any) of v[0..n), taking v's filters; a lone
+ * filter stands alone. NULL members (failed allocations) give NULL. */
+Sbxbt__RowFilter *bt_filter_combine(bool chain, Sbxbt__RowFilter **v,
+				    size_t n);
+/* Append an RE2 pattern matching exactly these bytes (Bigtable anchors
+ * it), then a NUL (not part of the pattern). SBX_ENOMEM only. */
+int bt_regex_exact(sbx_buf *b, const void *p, size_t len);
+
+/* ---- prefilter.c ------------------------------------------------------------ */
+
+/* The part of an HBase filter that Bigtable can apply before the client
+ * runs the whole filter: a RowFilter keeping every cell the filter keeps
+ * (PrefixFilter, RowFilter / FamilyFilter / QualifierFilter / ValueFilter
+ * with EQUAL and a binary or binary-prefix comparator, ColumnPrefixFilter,
+ * MultipleColumnPrefixFilter, a lone KeyOnlyFilter, and MUST_PASS_ALL lists
+ * of these). *out NULL when nothing maps. SBX_ENOMEM only. */
+int bt_prefilter(Sbxbt__RowFilter **out, const sbx_filter *f);
 
 /* ---- scan.c --------------------------------------------------------------- */
 

@@ -39,7 +39,7 @@ int bt_ts_micros(int64_t ts_ms, int64_t *out)
 
 /* ---- filters ----------------------------------------------------------------- */
 
-static Sbxbt__RowFilter *filter_new(void)
+Sbxbt__RowFilter *bt_filter_new(void)
 {
 	Sbxbt__RowFilter *f = sbx_malloc(sizeof *f);
 	if (f)
@@ -54,7 +54,7 @@ void bt_filter_free(Sbxbt__RowFilter *f)
 }
 
 /* An RE2 pattern matching exactly these bytes (Bigtable anchors it). */
-static int regex_exact(sbx_buf *b, const void *p, size_t len)
+int bt_regex_exact(sbx_buf *b, const void *p, size_t len)
 {
 	const uint8_t *s = p;
 	for (size_t i = 0; i < len; i++) {
@@ -71,9 +71,9 @@ static int regex_exact(sbx_buf *b, const void *p, size_t len)
 
 Sbxbt__RowFilter *bt_filter_family(const char *family)
 {
-	Sbxbt__RowFilter *f = filter_new();
+	Sbxbt__RowFilter *f = bt_filter_new();
 	sbx_buf b = {0};
-	if (!f || regex_exact(&b, family, strlen(family))) {
+	if (!f || bt_regex_exact(&b, family, strlen(family))) {
 		free(f);
 		sbx_buf_free(&b);
 		return NULL;
@@ -85,9 +85,9 @@ Sbxbt__RowFilter *bt_filter_family(const char *family)
 
 static Sbxbt__RowFilter *filter_qualifier(const uint8_t *q, size_t len)
 {
-	Sbxbt__RowFilter *f = filter_new();
+	Sbxbt__RowFilter *f = bt_filter_new();
 	sbx_buf b = {0};
-	if (!f || regex_exact(&b, q, len)) {
+	if (!f || bt_regex_exact(&b, q, len)) {
 		free(f);
 		sbx_buf_free(&b);
 		return NULL;
@@ -101,15 +101,15 @@ static Sbxbt__RowFilter *filter_qualifier(const uint8_t *q, size_t len)
 /* Chain (all) or interleave (any) of v[0..n); a lone filter stands alone
  * (the emulator refuses chains of one). Takes v's filters; NULL members
  * mean an allocation failed. */
-static Sbxbt__RowFilter *filter_combine(bool chain, Sbxbt__RowFilter **v,
-					size_t n)
+Sbxbt__RowFilter *bt_filter_combine(bool chain, Sbxbt__RowFilter **v,
+				    size_t n)
 {
 	bool ok = true;
 	for (size_t i = 0; i < n; i++)
 		ok = ok && v[i];
 	if (ok && n == 1)
 		return v[0];
-	Sbxbt__RowFilter *f = ok && n ? filter_new() : NULL;
+	Sbxbt__RowFilter *f = ok && n ? bt_filter_new() : NULL;
 	Sbxbt__RowFilter **copy = f ? sbx_malloc(n * sizeof *copy) : NULL;
 	void *holder = copy ? sbx_malloc(sizeof(Sbxbt__RowFilter__Chain)) : NULL;
 	if (!holder) {
@@ -143,7 +143,7 @@ int bt_filter_column(Sbxbt__RowFilter **out, const char *family,
 {
 	Sbxbt__RowFilter *v[2] = {bt_filter_family(family),
 				  filter_qualifier(qual, qual_len)};
-	*out = filter_combine(true, v, 2);
+	*out = bt_filter_combine(true, v, 2);
 	return *out ? SBX_OK : SBX_ENOMEM_SET();
 }
 
@@ -152,7 +152,7 @@ static int server_filter(Sbxbt__RowFilter **out, const sbx_read_opts *o,
 			 bool client_filter)
 {
 	*out = NULL;
-	Sbxbt__RowFilter *parts[3];
+	Sbxbt__RowFilter *parts[4];
 	size_t np = 0;
 	if (o->ncolumns) {
 		Sbxbt__RowFilter **cols = sbx_malloc(o->ncolumns * sizeof *cols);
@@ -166,11 +166,11 @@ static int server_filter(Sbxbt__RowFilter **out, const sbx_read_opts *o,
 						  c->qualifier, c->qualifier_len))
 				cols[i] = NULL;
 		}
-		parts[np++] = filter_combine(false, cols, o->ncolumns);
+		parts[np++] = bt_filter_combine(false, cols, o->ncolumns);
 		free(cols);
 	}
 	if (o->min_ts > 0 || o->max_ts != INT64_MAX) {
-		Sbxbt__RowFilter *f = filter_new();
+		Sbxbt__RowFilter *f = bt_filter_new();
 		Sbxbt__TimestampRange *r = sbx_malloc(sizeof *r);
 		if (!f || !r) {
 			free(f);
@@ -189,9 +189,21 @@ static int server_filter(Sbxbt__RowFilter **out, const sbx_read_opts *o,
 			parts[np++] = f;
 		}
 	}
+	/* what of the HBase filter Bigtable can run first (prefilter.c) */
+	if (o->filter) {
+		Sbxbt__RowFilter *pf = NULL;
+		int rc = bt_prefilter(&pf, o->filter);
+		if (rc) {
+			for (size_t i = 0; i < np; i++)
+				bt_filter_free(parts[i]);
+			return rc;
+		}
+		if (pf)
+			parts[np++] = pf;
+	}
 	/* HBase filters see every version before versions are counted */
 	if (!client_filter && o->max_versions > 0) {
-		Sbxbt__RowFilter *f = filter_new();
+		Sbxbt__RowFilter *f = bt_filter_new();
 		if (f) {
 			f->filter_case = SBXBT__ROW_FILTER__FILTER_CELLS_PER_COLUMN_LIMIT_FILTER;
 			f->cells_per_column_limit_filter = o->max_versions;
@@ -200,7 +212,7 @@ static int server_filter(Sbxbt__RowFilter **out, const sbx_read_opts *o,
 	}
 	if (!np)
 		return SBX_OK;
-	*out = filter_combine(true, parts, np);
+	*out = bt_filter_combine(true, parts, np);
 	return *out ? SBX_OK : SBX_ENOMEM_SET();
 }
 
