@@ -45,6 +45,10 @@ int sbx_txn_begin_with(sbx_txn **out, sbx_db *db, const sbx_txn_options *opts)
 		    SBX_EINVAL, "transaction options: lock_timeout_ms must "
 				"be > 0, lock_wait_ms and retry_budget_ms "
 				">= 0");
+	if ((unsigned)opts->path > SBX_TXN_PATH_ATOMIC)
+		return sbx_error_set(SBX_EINVAL,
+				     "transaction options: unknown path %d",
+				     (int)opts->path);
 	sbx_txn *txn = sbx_calloc(1, sizeof *txn);
 	if (!txn)
 		return SBX_ENOMEM_SET();
