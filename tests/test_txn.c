@@ -1202,12 +1202,6 @@ static long balance(const char *row)
 
 static void test_out_of_memory_everywhere(void)
 {
-	/* The remote backend still reports some allocation failures as
-	 * SBX_EREMOTE (curl's write callback, base64 decoding of an answer):
-	 * a known gap, noted in the session notes, until those paths tell
-	 * SBX_ENOMEM apart. */
-	SKIP_ON_REMOTE("allocation failures in the REST client read as "
-		       "SBX_EREMOTE");
 	REQUIRE(setup("txn_oom"));
 	seed_ab();
 	fake_now = sbx_clock_now_ms() + 1000;

@@ -92,7 +92,11 @@ static int json_b64_field(sbx_buf *out, bool *present, json_t *obj,
 		return SBX_OK;
 	if (!json_is_string(v))
 		return CS_ERR(err, "'%s' must be a base64 string", key);
-	if (sbx_base64_decode(out, json_string_value(v), json_string_length(v), false))
+	int rc = sbx_base64_decode(out, json_string_value(v),
+				   json_string_length(v), false);
+	if (rc == SBX_ENOMEM)
+		return rc; /* no room for the bytes: not the sender's fault */
+	if (rc)
 		return CS_ERR(err, "'%s' is not valid base64", key);
 	return SBX_OK;
 }
