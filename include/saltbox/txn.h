@@ -204,9 +204,10 @@ SBX_API int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
  * Errors: SBX_ECONFLICT (above); SBX_EINVAL (NULL, a scanner of it still
  * open - nothing is committed); SBX_EUNSUPPORTED (path
  * SBX_TXN_PATH_ATOMIC on a backend without the atomic call - nothing is
- * committed); SBX_EBADVALUE (a written row's lock cell is garbage); SBX_ENOTFOUND / SBX_EDISABLED (a table gone); the backend's
- * errors, the message saying when the outcome is unknown (the commit
- * point's answer was lost and could not be read back).
+ * committed); SBX_EBADVALUE (a written row's lock cell is garbage);
+ * SBX_ENOTFOUND / SBX_EDISABLED (a table gone); the backend's errors,
+ * the message saying when the outcome is unknown (the commit point's
+ * answer was lost and could not be read back).
  */
 SBX_API int sbx_txn_commit(sbx_txn *txn);
 
