@@ -228,7 +228,10 @@ static void *worker_run(void *arg)
 		opts.fault = kill_hook;
 		opts.fault_arg = w;
 	}
-	while (now_s() < w->deadline) {
+	/* a process to be killed keeps going until it is (on a loaded
+	 * machine the kill may come due after the deadline), for at most
+	 * 10 s more */
+	while (now_s() < w->deadline + (w->armed ? 10.0 : 0.0)) {
 		transfer x = {.w = w, .acct = acct, .xfers = xfers};
 		x.from = (int)(next_rand(&w->rng) % (unsigned)w->o->accounts);
 		x.to =
