@@ -72,7 +72,9 @@ typedef enum sbx_txn_step {
 	SBX_TXN_STEP_APPLY_SECONDARY,
 	SBX_TXN_STEP_APPLY_PRIMARY,
 	SBX_TXN_STEP_ROLLBACK,
-	SBX_TXN_STEP_ATOMIC, /* the atomic path's one write (or validation) */
+	/* the atomic path's one call (also under SBX_TXN_PATH_AUTO on a
+	 * backend that then turns out not to offer it) */
+	SBX_TXN_STEP_ATOMIC,
 } sbx_txn_step;
 
 /* How sbx_txn_commit() commits (docs/transactions.md, "The atomic path"). */
