@@ -8,6 +8,9 @@
  *  - four threads transferring between accounts drawn from a zipfian
  *    distribution (s = 0.99 over --accounts): commits/s and the share of
  *    transactions that lost a race and were retried (the abort rate).
+ * Each transaction row is measured on both commit paths where the backend
+ * has both: the portable protocol, and the embedded store's atomic path
+ * (one sbx_db_check_and_mutate_rows); REST has only the portable one.
  * Prints microseconds per operation, its reference's, and their ratio
  * (each measured in rounds alternating with its reference, so a busy
  * machine slows both alike).
@@ -42,6 +45,18 @@ static void put_plain(sbx_table *t, const char *row, const char *v)
 			     strlen(v)) ||
 	    sbx_table_mutate(NULL, t, m))
 		die("put");
+	sbx_mutation_free(m);
+}
+
+/* A non-transactional transfer as two plain mutations: increments of an
+ * 8-byte counter (each reads and writes the row under its lock). */
+static void incr_plain(sbx_table *t, const char *row, int64_t delta)
+{
+	sbx_mutation *m;
+	if (sbx_mutation_new(&m, row, strlen(row)) ||
+	    sbx_mutation_increment(m, "cf", "n", 1, delta) ||
+	    sbx_table_mutate(NULL, t, m))
+		die("increment");
 	sbx_mutation_free(m);
 }
 
@@ -89,6 +104,7 @@ typedef struct xfer {
 	sbx_table *t;
 	int a, b;
 	bool reads;
+	sbx_txn_path path;
 } xfer;
 
 static int transfer_fn(sbx_txn *txn, void *arg)
@@ -112,7 +128,10 @@ static int transfer_fn(sbx_txn *txn, void *arg)
 
 static void run_txn(sbx_db *db, xfer *x)
 {
-	int rc = sbx_txn_run(NULL, db, NULL, transfer_fn, x);
+	sbx_txn_options o;
+	sbx_txn_options_init(&o);
+	o.path = x->path;
+	int rc = sbx_txn_run(NULL, db, &o, transfer_fn, x);
 	if (rc)
 		die("transaction");
 }
@@ -120,12 +139,14 @@ static void run_txn(sbx_db *db, xfer *x)
 typedef enum op_kind {
 	PLAIN_2PUT,
 	PLAIN_2GET_2PUT,
+	PLAIN_2INCR,
 	TXN_TRANSFER,
 	TXN_2PUT,
 	PLAIN_1PUT,
 	PLAIN_GET_PUT,
 	TXN_1PUT,
 	TXN_GET_PUT,
+	ATOMIC = 0x100, /* or'ed into a TXN_ kind: the atomic path */
 } op_kind;
 
 static void one_op(sbx_db *db, sbx_table *t, op_kind k, int i)
@@ -134,8 +155,9 @@ static void one_op(sbx_db *db, sbx_table *t, op_kind k, int i)
 	char ka[16], kb[16];
 	key(ka, a);
 	key(kb, b);
-	xfer x = {t, a, b, false};
-	switch (k) {
+	xfer x = {t, a, b, false,
+		  k & ATOMIC ? SBX_TXN_PATH_ATOMIC : SBX_TXN_PATH_PORTABLE};
+	switch (k & ~ATOMIC) {
 	case PLAIN_2PUT:
 		put_plain(t, ka, "999");
 		put_plain(t, kb, "1001");
@@ -145,6 +167,10 @@ static void one_op(sbx_db *db, sbx_table *t, op_kind k, int i)
 		get_plain(t, kb);
 		put_plain(t, ka, "999");
 		put_plain(t, kb, "1001");
+		break;
+	case PLAIN_2INCR:
+		incr_plain(t, ka, -1);
+		incr_plain(t, kb, 1);
 		break;
 	case TXN_TRANSFER:
 		x.reads = true;
@@ -169,6 +195,8 @@ static void one_op(sbx_db *db, sbx_table *t, op_kind k, int i)
 		x.reads = true;
 		run_txn(db, &x);
 		break;
+	default:
+		die("op kind");
 	}
 }
 
@@ -239,6 +267,7 @@ typedef struct contender {
 	sbx_table *t;
 	const zipf *z;
 	double until;
+	sbx_txn_path path;
 	unsigned rng;
 	long commits, attempts, failures;
 } contender;
@@ -248,8 +277,9 @@ static void *contend(void *arg)
 	contender *c = arg;
 	sbx_txn_options o;
 	sbx_txn_options_init(&o);
+	o.path = c->path;
 	while (now_s() < c->until) {
-		xfer x = {c->t, zipf_next(c->z, &c->rng), 0, true};
+		xfer x = {c->t, zipf_next(c->z, &c->rng), 0, true, c->path};
 		do
 			x.b = zipf_next(c->z, &c->rng);
 		while (x.b == x.a);
@@ -265,7 +295,7 @@ static void *contend(void *arg)
 }
 
 static void contention(const char *backend, sbx_db *db, sbx_table *t,
-		       double seconds)
+		       double seconds, sbx_txn_path path)
 {
 	zipf z;
 	zipf_init(&z, accounts, 0.99);
@@ -273,8 +303,8 @@ static void contention(const char *backend, sbx_db *db, sbx_table *t,
 	pthread_t th[4];
 	double t0 = now_s();
 	for (int i = 0; i < 4; i++) {
-		c[i] = (contender){db, t, &z, t0 + seconds, 1234u + (unsigned)i,
-				   0,  0, 0};
+		c[i] = (contender){db,	 t, &z, t0 + seconds, path,
+				   1234u + (unsigned)i, 0, 0, 0};
 		if (pthread_create(&th[i], NULL, contend, &c[i]))
 			die("thread");
 	}
@@ -286,10 +316,11 @@ static void contention(const char *backend, sbx_db *db, sbx_table *t,
 		failures += c[i].failures;
 	}
 	double dt = now_s() - t0;
-	printf("%-9s zipfian(0.99, %d accounts), 4 threads: %.0f transfers/s, "
-	       "abort rate %.2f%% (%ld of %ld transactions retried), %ld gave "
-	       "up\n",
-	       backend, accounts, commits / dt,
+	printf("%-9s %s zipfian(0.99, %d accounts), 4 threads: %.0f "
+	       "transfers/s, abort rate %.2f%% (%ld of %ld transactions "
+	       "retried), %ld gave up\n",
+	       backend, path == SBX_TXN_PATH_ATOMIC ? "atomic  " : "portable",
+	       accounts, commits / dt,
 	       attempts ? 100.0 * (double)(attempts - commits - failures) /
 			      (double)attempts
 			: 0.0,
@@ -301,7 +332,7 @@ static void contention(const char *backend, sbx_db *db, sbx_table *t,
  */
 
 static void bench_backend(const char *backend, sbx_db *db, int ops,
-			  double seconds)
+			  double seconds, bool atomic)
 {
 	sbx_family_desc f[2];
 	sbx_txn_lock_family(&f[0]);
@@ -326,17 +357,27 @@ static void bench_backend(const char *backend, sbx_db *db, int ops,
 	} rows[] = {
 	    {PLAIN_2PUT, "2 plain puts", 0},
 	    {PLAIN_2GET_2PUT, "2 plain gets + 2 plain puts", 0},
+	    {PLAIN_2INCR, "2 plain increments", 0},
 	    {TXN_TRANSFER, "txn transfer: 2 gets + 2 puts", 0},
+	    {TXN_TRANSFER | ATOMIC, "  atomic path", 0},
+	    {TXN_TRANSFER, "txn transfer", 1},
+	    {TXN_TRANSFER | ATOMIC, "  atomic path", 1},
+	    {TXN_TRANSFER | ATOMIC, "txn transfer, atomic path", 2},
 	    {TXN_2PUT, "txn 2 blind puts", 0},
-	    {PLAIN_1PUT, "1 plain put", 4},
-	    {PLAIN_GET_PUT, "plain get + put", 4},
-	    {TXN_1PUT, "txn 1 blind put (one-row path)", 4},
-	    {TXN_GET_PUT, "txn get + put (one-row path)", 4},
+	    {TXN_2PUT | ATOMIC, "  atomic path", 0},
+	    {PLAIN_1PUT, "1 plain put", 10},
+	    {PLAIN_GET_PUT, "plain get + put", 10},
+	    {TXN_1PUT, "txn 1 blind put (one-row path)", 10},
+	    {TXN_1PUT | ATOMIC, "  atomic path", 10},
+	    {TXN_GET_PUT, "txn get + put (one-row path)", 10},
+	    {TXN_GET_PUT | ATOMIC, "  atomic path", 10},
 	};
+	int nrows = (int)(sizeof rows / sizeof *rows);
 	printf("%-9s %-34s %10s %10s %8s\n", "backend", "operation", "us/op",
 	       "ref us/op", "x ref");
-	for (int i = 0; i < 8; i++) {
-		if (rows[i].ref == i || (only >= 0 && i != only))
+	for (int i = 0; i < nrows; i++) {
+		if (rows[i].ref == i || (only >= 0 && i != only) ||
+		    ((rows[i].k & ATOMIC) && !atomic))
 			continue;
 		/* the same start for each: earlier writes compacted away (the
 		 * remote backend cannot compact; the store behind it is small) */
@@ -349,8 +390,12 @@ static void bench_backend(const char *backend, sbx_db *db, int ops,
 		       rows[rows[i].ref].name);
 		fflush(stdout);
 	}
-	if (only < 0)
-		contention(backend, db, t, seconds);
+	if (only < 0) {
+		contention(backend, db, t, seconds, SBX_TXN_PATH_PORTABLE);
+		if (atomic)
+			contention(backend, db, t, seconds,
+				   SBX_TXN_PATH_ATOMIC);
+	}
 	sbx_table_close(t);
 }
 
@@ -401,7 +446,7 @@ int main(int argc, char **argv)
 		sbx_db *db;
 		if (sbx_db_open(&db, path, NULL))
 			die("open");
-		bench_backend("embedded", db, ops, seconds);
+		bench_backend("embedded", db, ops, seconds, true);
 		sbx_db_close(db);
 		printf("\n");
 	}
@@ -422,7 +467,7 @@ int main(int argc, char **argv)
 			 sbx_server_port(srv));
 		if (sbx_db_connect(&db, url))
 			die("connect");
-		bench_backend("rest", db, remote_ops, seconds);
+		bench_backend("rest", db, remote_ops, seconds, false);
 		sbx_db_close(db);
 		sbx_server_stop(srv, 1000);
 		sbx_db_close(local);

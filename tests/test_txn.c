@@ -6,10 +6,18 @@
  * and their phantoms, bad input, garbage lock cells, backend faults before
  * and after the commit point, locks left by a dead client resolved after
  * they expire, and the lock cell's codec.
+ *
+ * Every test runs on the commit path SBX_TEST_TXN_PATH names (portable,
+ * atomic, or auto - the default: atomic on the embedded store, portable
+ * over REST); ctest runs the binary on the embedded store with both, and
+ * over `saltbox serve`. Dead clients are portable ones (only they leave
+ * locks), met by transactions of the path under test; test_mixed_paths
+ * runs both paths at once on one store, in-process and over REST.
  */
 #include "common/alloc.h"
 #include "common/clock.h"
 #include "engine_util.h"
+#include "server/server.h"
 #include "txn/txn_int.h"
 
 #include <pthread.h>
@@ -19,10 +27,28 @@
 static sbx_db *db;
 static sbx_table *tb;
 
+/* The commit path under test (SBX_TEST_TXN_PATH). */
+static sbx_txn_path txn_path(void)
+{
+	const char *p = getenv("SBX_TEST_TXN_PATH");
+	if (p && !strcmp(p, "portable"))
+		return SBX_TXN_PATH_PORTABLE;
+	if (p && !strcmp(p, "atomic"))
+		return SBX_TXN_PATH_ATOMIC;
+	return SBX_TXN_PATH_AUTO;
+}
+
+/* Does the path under test commit atomically here? */
+static bool atomic_here(void)
+{
+	return txn_path() != SBX_TXN_PATH_PORTABLE && !test_client();
+}
+
 static sbx_txn_options quick(void)
 {
 	sbx_txn_options o;
 	sbx_txn_options_init(&o);
+	o.path = txn_path();
 	o.lock_timeout_ms = LOCK_TIMEOUT_MS;
 	o.lock_wait_ms = 20;
 	o.retry_budget_ms = 20000;
@@ -493,6 +519,141 @@ static void test_lost_update_counts_exactly(void)
 	teardown();
 }
 
+/* Both paths at once on one store: threads of the atomic path and of
+ * the portable path in this process, and portable clients over REST (an
+ * in-process `saltbox serve` on the same store), each adding one to a
+ * shared counter and moving 1 between two of five accounts in each
+ * transaction. The counter counts every commit exactly, the accounts keep
+ * their total, and no lock is left. */
+#define MIX_ACCOUNTS 5
+
+typedef struct mixer {
+	sbx_db *db;
+	sbx_table *t;
+	sbx_txn_path path;
+	unsigned rng;
+	long failed;
+} mixer;
+
+static int read_num(long *out, sbx_txn *txn, sbx_table *t, const char *row,
+		    const char *q)
+{
+	sbx_result *r;
+	int rc = sbx_txn_get(&r, txn, t, row, strlen(row), NULL);
+	if (rc)
+		return rc;
+	const sbx_cell *c = sbx_result_get(r, "cf", q, strlen(q));
+	char num[32] = "0";
+	if (c && c->value_len < sizeof num) {
+		memcpy(num, c->value, c->value_len);
+		num[c->value_len] = 0;
+	}
+	*out = strtol(num, NULL, 10);
+	sbx_result_free(r);
+	return SBX_OK;
+}
+
+static int mix_fn(sbx_txn *txn, void *arg)
+{
+	mixer *m = arg;
+	unsigned x = m->rng;
+	int from = (int)(x % MIX_ACCOUNTS),
+	    to = (from + 1 + (int)(x / 7 % (MIX_ACCOUNTS - 1))) % MIX_ACCOUNTS;
+	char kf[16], kt[16], v[32];
+	snprintf(kf, sizeof kf, "acct%d", from);
+	snprintf(kt, sizeof kt, "acct%d", to);
+	long n, a, b;
+	int rc = read_num(&n, txn, m->t, "counter", "n");
+	rc = rc ? rc : read_num(&a, txn, m->t, kf, "v");
+	rc = rc ? rc : read_num(&b, txn, m->t, kt, "v");
+	if (rc)
+		return rc;
+	snprintf(v, sizeof v, "%ld", n + 1);
+	rc = tput(txn, m->t, "counter", "n", v);
+	snprintf(v, sizeof v, "%ld", a - 1);
+	rc = rc ? rc : tput(txn, m->t, kf, "v", v);
+	snprintf(v, sizeof v, "%ld", b + 1);
+	return rc ? rc : tput(txn, m->t, kt, "v", v);
+}
+
+static void *mix_thread(void *arg)
+{
+	mixer *m = arg;
+	sbx_txn_options o = quick();
+	o.path = m->path;
+	for (int i = 0; i < COUNTER_INCREMENTS; i++) {
+		m->rng = m->rng * 1103515245u + 12345u;
+		m->rng >>= 1;
+		if (sbx_txn_run(NULL, m->db, &o, mix_fn, m) != SBX_OK) {
+			fprintf(stderr, "mix: %s\n", sbx_errmsg());
+			m->failed++;
+		}
+	}
+	return NULL;
+}
+
+static void test_mixed_paths(void)
+{
+	SKIP_ON_REMOTE("serves its own store over REST");
+	REQUIRE(setup("txn_mixed"));
+	for (int i = 0; i < MIX_ACCOUNTS; i++) {
+		char k[16];
+		snprintf(k, sizeof k, "acct%d", i);
+		REQUIRE(put1(tb, k, "cf", "v", SBX_LATEST_TIMESTAMP, "100") ==
+			SBX_OK);
+	}
+	sbx_server_opts so;
+	sbx_server_opts_init(&so);
+	so.port = 0;
+	so.threads = 4;
+	sbx_server *srv = NULL;
+	REQUIRE(sbx_server_start(&srv, db, &so) == SBX_OK);
+	char url[64];
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", sbx_server_port(srv));
+	sbx_db *rdb = NULL;
+	sbx_table *rt = NULL;
+	if (sbx_db_connect(&rdb, url) || sbx_table_open(&rt, rdb, "acct")) {
+		CHECK(!"connect");
+		sbx_db_close(rdb);
+		sbx_server_stop(srv, 1000);
+		teardown();
+		return;
+	}
+	mixer m[5] = {
+	    {db, tb, SBX_TXN_PATH_ATOMIC, 1, 0},
+	    {db, tb, SBX_TXN_PATH_ATOMIC, 2, 0},
+	    {db, tb, SBX_TXN_PATH_PORTABLE, 3, 0},
+	    {db, tb, SBX_TXN_PATH_PORTABLE, 4, 0},
+	    {rdb, rt, SBX_TXN_PATH_AUTO, 5, 0}, /* portable over REST */
+	};
+	pthread_t th[5];
+	for (int i = 0; i < 5; i++)
+		REQUIRE(pthread_create(&th[i], NULL, mix_thread, &m[i]) == 0);
+	long failed = 0;
+	for (int i = 0; i < 5; i++) {
+		pthread_join(th[i], NULL);
+		failed += m[i].failed;
+	}
+	sbx_table_close(rt);
+	sbx_db_close(rdb);
+	sbx_server_stop(srv, 1000);
+	CHECK_INT(failed, 0);
+	char want[64];
+	snprintf(want, sizeof want, "counter/cf:n=%d;", 5 * COUNTER_INCREMENTS);
+	CHECK_STR(plain(tb, "counter"), want);
+	long sum = 0;
+	for (int i = 0; i < MIX_ACCOUNTS; i++) {
+		char k[16];
+		snprintf(k, sizeof k, "acct%d", i);
+		const char *s = plain(tb, k);
+		const char *eq = strchr(s, '=');
+		sum += eq ? strtol(eq + 1, NULL, 10) : -1000;
+	}
+	CHECK_INT(sum, 100 * MIX_ACCOUNTS);
+	CHECK_STR(locks("acct"), "");
+	teardown();
+}
+
 /* ---- scans
  * -------------------------------------------------------------------- */
 
@@ -791,9 +952,12 @@ static int fault_at(void *arg, sbx_txn_step step, size_t row)
 	return SBX_OK;
 }
 
-static int transfer_with_fault(fault_plan *f)
+/* A transfer a, b (and a blind write of c) by a client of the portable
+ * path (atomic: the atomic path) that fails as f says. */
+static int transfer_with_fault_on(fault_plan *f, sbx_txn_path path)
 {
 	sbx_txn_options o = quick();
+	o.path = path;
 	o.fault = fault_at;
 	o.fault_arg = f;
 	sbx_txn *txn;
@@ -805,6 +969,11 @@ static int transfer_with_fault(fault_plan *f)
 	tput(txn, tb, "b", "v", "110");
 	tput(txn, tb, "c", "v", "x");
 	return sbx_txn_commit(txn);
+}
+
+static int transfer_with_fault(fault_plan *f)
+{
+	return transfer_with_fault_on(f, SBX_TXN_PATH_PORTABLE);
 }
 
 static void seed_ab(void)
@@ -913,6 +1082,106 @@ static void test_dead_client_rolled_back_after_expiry(void)
 	teardown();
 }
 
+/* The atomic path fails before its one write (a backend error, a client
+ * killed there): nothing is visible and no lock is left - and where the
+ * backend has no atomic call, SBX_TXN_PATH_ATOMIC commits nothing. */
+static void test_fault_atomic_path(void)
+{
+	REQUIRE(setup("txn_fault_atomic"));
+	seed_ab();
+	if (test_client()) {
+		fault_plan none = {0, false, false};
+		CHECK_INT(transfer_with_fault_on(&none, SBX_TXN_PATH_ATOMIC),
+			  SBX_EUNSUPPORTED);
+		CHECK(strstr(sbx_errmsg(), "multi-row") != NULL);
+	} else {
+		static const sbx_txn_step steps[] = {SBX_TXN_STEP_LOCK_READ,
+						     SBX_TXN_STEP_ATOMIC};
+		for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+			fault_plan f = {steps[i], false, false};
+			CHECK_INT(
+			    transfer_with_fault_on(&f, SBX_TXN_PATH_ATOMIC),
+			    SBX_EIO);
+			CHECK(f.hit);
+		}
+	}
+	CHECK_STR(plain(tb, "a"), "a/cf:v=100;");
+	CHECK_STR(plain(tb, "b"), "b/cf:v=100;");
+	CHECK_STR(plain(tb, "c"), "");
+	CHECK_STR(locks("acct"), "");
+	/* and without a fault it commits (portable over REST under AUTO) */
+	fault_plan none = {0, false, false};
+	CHECK_INT(transfer_with_fault_on(&none, SBX_TXN_PATH_AUTO), SBX_OK);
+	CHECK_STR(plain(tb, "a"), "a/cf:v=90;");
+	CHECK_STR(plain(tb, "c"), "c/cf:v=x;");
+	CHECK_STR(locks("acct"), "");
+	/* under AUTO the embedded store takes the atomic path (no prewrite),
+	 * REST the portable one (the same values again: nothing changes) */
+	fault_plan pre = {SBX_TXN_STEP_PREWRITE_PRIMARY, false, false};
+	CHECK_INT(transfer_with_fault_on(&pre, SBX_TXN_PATH_AUTO),
+		  test_client() ? SBX_EIO : SBX_OK);
+	CHECK(pre.hit == test_client());
+	CHECK_STR(locks("acct"), "");
+	CHECK_STR(plain(tb, "a"), "a/cf:v=90;");
+	teardown();
+}
+
+/* A portable transaction prewrites a row; the atomic path's commit then
+ * fails its check on that row (SBX_ECONFLICT), as a portable prewrite
+ * would, and after the portable one commits, the atomic one's retry
+ * reads its result: the two paths serialise on the lock cell. */
+static void test_paths_see_each_other(void)
+{
+	if (!atomic_here()) {
+		printf("  (skipped: needs the atomic path on the embedded "
+		       "store)\n");
+		return;
+	}
+	REQUIRE(setup("txn_paths_meet"));
+	seed_ab();
+	sbx_txn_options po = quick();
+	po.path = SBX_TXN_PATH_PORTABLE;
+	sbx_txn *portable = NULL, *atomic = begin();
+	REQUIRE(atomic && sbx_txn_begin_with(&portable, db, &po) == SBX_OK);
+	CHECK_STR(tget(atomic, tb, "a"), "cf:v=100;");
+	CHECK_STR(tget(portable, tb, "a"), "cf:v=100;");
+	CHECK_INT(tput(portable, tb, "a", "v", "1"), SBX_OK);
+	CHECK_INT(tput(atomic, tb, "a", "v", "2"), SBX_OK);
+	CHECK_INT(sbx_txn_commit(portable), SBX_OK);
+	CHECK_INT(sbx_txn_commit(atomic), SBX_ECONFLICT);
+	CHECK(strstr(sbx_errmsg(), "row 'a' of table 'acct'") != NULL);
+	CHECK_STR(plain(tb, "a"), "a/cf:v=1;");
+	/* the other way round: atomic first, the portable prewrite loses */
+	atomic = begin();
+	REQUIRE(atomic && sbx_txn_begin_with(&portable, db, &po) == SBX_OK);
+	CHECK_STR(tget(portable, tb, "b"), "cf:v=100;");
+	CHECK_STR(tget(atomic, tb, "b"), "cf:v=100;");
+	CHECK_INT(tput(atomic, tb, "b", "v", "3"), SBX_OK);
+	CHECK_INT(tput(portable, tb, "b", "v", "4"), SBX_OK);
+	CHECK_INT(tput(portable, tb, "a", "v", "4"), SBX_OK);
+	CHECK_INT(sbx_txn_commit(atomic), SBX_OK);
+	CHECK_INT(sbx_txn_commit(portable), SBX_ECONFLICT);
+	CHECK_STR(plain(tb, "a"), "a/cf:v=1;");
+	CHECK_STR(plain(tb, "b"), "b/cf:v=3;");
+	CHECK_STR(locks("acct"), "");
+	/* a portable lock in progress: the atomic reader waits, then
+	 * conflicts; once it expires, the atomic reader rolls it back */
+	fault_plan f = {SBX_TXN_STEP_COMMIT_PRIMARY, true, false};
+	CHECK_INT(transfer_with_fault(&f), SBX_EIO);
+	atomic = begin();
+	REQUIRE(atomic);
+	CHECK_STR(tget(atomic, tb, "a"), "ERR SBX_ECONFLICT");
+	sbx_txn_rollback(atomic);
+	sleep_ms(LOCK_TIMEOUT_MS + 100);
+	atomic = begin();
+	REQUIRE(atomic);
+	CHECK_STR(tget(atomic, tb, "a"), "cf:v=1;");
+	CHECK_INT(tput(atomic, tb, "c", "v", "atomic"), SBX_OK);
+	CHECK_INT(sbx_txn_commit(atomic), SBX_OK);
+	CHECK_STR(plain(tb, "c"), "c/cf:v=atomic;");
+	teardown();
+}
+
 /* Out of memory at each allocation of a transfer in turn (the allocation
  * seam, common/alloc.h): every failure is SBX_ENOMEM or comes after the
  * commit point, and once the locks left behind are resolved the transfer
@@ -933,12 +1202,6 @@ static long balance(const char *row)
 
 static void test_out_of_memory_everywhere(void)
 {
-	/* The remote backend still reports some allocation failures as
-	 * SBX_EREMOTE (curl's write callback, base64 decoding of an answer):
-	 * a known gap, noted in the session notes, until those paths tell
-	 * SBX_ENOMEM apart. */
-	SKIP_ON_REMOTE("allocation failures in the REST client read as "
-		       "SBX_EREMOTE");
 	REQUIRE(setup("txn_oom"));
 	seed_ab();
 	fake_now = sbx_clock_now_ms() + 1000;
@@ -1068,10 +1331,12 @@ TEST_MAIN(T(test_lock_codec), T(test_commit_and_read_own_writes),
 	  T(test_rollback_leaves_nothing), T(test_deletes_increments_appends),
 	  T(test_write_write_conflict), T(test_write_skew_prevented),
 	  T(test_read_only_validation), T(test_lost_update_counts_exactly),
+	  T(test_mixed_paths),
 	  T(test_scan_merges_own_writes), T(test_scan_phantoms),
 	  T(test_bad_input), T(test_table_gone_mid_transaction),
 	  T(test_garbage_lock), T(test_fault_before_commit_point),
 	  T(test_fault_after_commit_point),
 	  T(test_dead_client_rolled_back_after_expiry),
+	  T(test_fault_atomic_path), T(test_paths_see_each_other),
 	  T(test_out_of_memory_everywhere), T(test_run_retries),
 	  T(test_two_tables))

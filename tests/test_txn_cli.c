@@ -1,7 +1,8 @@
 /*
  * test_txn_cli.c - transactions from the command line: a transaction block
  * in `saltbox shell` (begin ... commit / rollback, reads seeing the block's
- * writes, nothing visible before commit, a block left open rolled back),
+ * writes, nothing visible before commit, a block left open rolled back,
+ * the commit path chosen with begin {PATH => ...}),
  * and `saltbox txn prepare / locks / resolve` on the locks a dead client
  * left behind.
  */
@@ -83,6 +84,23 @@ static void test_shell_block(void)
 	write_file(script, "begin\nput 'acct', 'x', 'cf:q', 'v', 42\n");
 	CHECK_INT(run_saltbox(args), 1);
 	CHECK_OUT("takes no timestamp");
+
+	/* the commit path, chosen per block */
+	write_file(script, "begin {PATH => 'portable'}\n"
+			   "put 'acct', 'p', 'cf:q', 'portable'\n"
+			   "commit\n"
+			   "begin {PATH => 'atomic', LOCK_TIMEOUT => 1000}\n"
+			   "put 'acct', 'a', 'cf:q', 'atomic'\n"
+			   "commit\n"
+			   "scan 'acct', {COLUMNS => ['cf:q']}\n");
+	CHECK_INT(run_saltbox(args), 0);
+	CHECK_OUT("Committed\n");
+	CHECK_OUT(" a                                       column=cf:q, ");
+	CHECK_OUT("value=atomic\n p ");
+	CHECK_OUT("value=portable\n2 row(s)");
+	write_file(script, "begin {PATH => 'fast'}\n");
+	CHECK_INT(run_saltbox(args), 1);
+	CHECK_OUT("PATH must be 'auto', 'portable' or 'atomic'");
 	snprintf(args, sizeof args, "rm -rf '%s' '%s'", dir, script);
 	CHECK_INT(system(args), 0);
 }
@@ -118,6 +136,7 @@ static void test_locks_and_resolve(void)
 	sbx_txn_options o;
 	sbx_txn_options_init(&o);
 	o.lock_timeout_ms = 300;
+	o.path = SBX_TXN_PATH_PORTABLE; /* only its locks outlive a client */
 	o.fault = die_at_commit;
 	o.fault_arg = &d;
 	sbx_txn *txn;

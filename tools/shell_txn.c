@@ -2,7 +2,8 @@
  * shell_txn.c - transaction blocks in `saltbox shell`, for trying by hand
  * what an application does with include/saltbox/txn.h:
  *
- *   begin                       (or begin {LOCK_TIMEOUT => 5000})
+ *   begin                       (or begin {LOCK_TIMEOUT => 5000,
+ *                                PATH => 'portable' | 'atomic' | 'auto'})
  *   get 'acct', 'alice'         reads see the block's own writes
  *   put 'acct', 'alice', 'cf:bal', '90'
  *   put 'acct', 'bob', 'cf:bal', '110'
@@ -104,7 +105,8 @@ int shell_cmd_begin(shell *sh, const sbx_shell_cmd *c)
 	sbx_txn_options o;
 	sbx_txn_options_init(&o);
 	if (c->nargs) {
-		static const char *const keys[] = {"LOCK_TIMEOUT", NULL};
+		static const char *const keys[] = {"LOCK_TIMEOUT", "PATH",
+						   NULL};
 		const sbx_shell_value *h = &c->args[0];
 		if (h->type != SBX_SHV_HASH)
 			return shell_fail(sh, "begin takes options as a hash: "
@@ -117,6 +119,19 @@ int shell_cmd_begin(shell *sh, const sbx_shell_cmd *c)
 		if (o.lock_timeout_ms < 1)
 			return shell_fail(sh,
 					  "LOCK_TIMEOUT must be at least 1 ms");
+		const sbx_shell_value *p = sbx_shell_hash_get(h, "PATH");
+		static const char *const paths[] = {"auto", "portable",
+						    "atomic"};
+		bool known = !p;
+		for (int i = 0; p && p->type == SBX_SHV_STRING && i < 3; i++)
+			if (strlen(paths[i]) == p->len &&
+			    !memcmp(paths[i], p->str, p->len)) {
+				o.path = (sbx_txn_path)i;
+				known = true;
+			}
+		if (!known)
+			return shell_fail(sh, "PATH must be 'auto', 'portable' "
+					      "or 'atomic'");
 	}
 	sh->txn_tables = calloc(1, sizeof *sh->txn_tables);
 	if (!sh->txn_tables)

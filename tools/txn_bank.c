@@ -12,6 +12,13 @@
  *  --connect URL  --clients processes (default 4) against a running
  *                 gateway; some are SIGKILLed inside a commit and
  *                 replaced while the server stays up.
+ *  --path P       the commit path: auto (default), portable, atomic
+ *                 (embedded only), or mixed (embedded: even threads
+ *                 atomic, odd ones portable, on one store at once). Where
+ *                 the atomic path runs, every other kill round SIGKILLs
+ *                 the process at a random instant rather than at a commit
+ *                 step, so a kill can land inside RocksDB's write of the
+ *                 one batch.
  *
  * Every client logs to its own file "intent ID FROM TO AMOUNT" before
  * commit and "ack ID" after commit returned SBX_OK (fsync'd: the
@@ -48,7 +55,10 @@ typedef struct bank_opts {
 	double duration_s;
 	int64_t lock_timeout_ms;
 	unsigned seed;
+	int path; /* an sbx_txn_path, or PATH_MIXED */
 } bank_opts;
+
+#define PATH_MIXED (-1)
 
 typedef struct worker {
 	const bank_opts *o;
@@ -57,6 +67,7 @@ typedef struct worker {
 	int log_fd;
 	double deadline;
 	atomic_bool *armed; /* kill this process at a commit step */
+	bool kill_at_step;  /* else the armer kills at once */
 	unsigned rng;
 	uint64_t seq;
 	long committed, skipped, attempts, failed;
@@ -187,7 +198,8 @@ static int kill_hook(void *arg, sbx_txn_step step, size_t row)
 	(void)step;
 	(void)row;
 	worker *w = arg;
-	if (atomic_load(w->armed) && next_rand(&w->rng) % 3 == 0)
+	if (w->kill_at_step && atomic_load(w->armed) &&
+	    next_rand(&w->rng) % 3 == 0)
 		kill(getpid(), SIGKILL);
 	return SBX_OK;
 }
@@ -208,11 +220,18 @@ static void *worker_run(void *arg)
 	opts.lock_timeout_ms = w->o->lock_timeout_ms;
 	opts.lock_wait_ms = 50;
 	opts.retry_budget_ms = 2000;
+	opts.path = w->o->path == PATH_MIXED
+			? (w->thread % 2 ? SBX_TXN_PATH_PORTABLE
+					 : SBX_TXN_PATH_ATOMIC)
+			: (sbx_txn_path)w->o->path;
 	if (w->armed) {
 		opts.fault = kill_hook;
 		opts.fault_arg = w;
 	}
-	while (now_s() < w->deadline) {
+	/* a process to be killed keeps going until it is (on a loaded
+	 * machine the kill may come due after the deadline), for at most
+	 * 10 s more */
+	while (now_s() < w->deadline + (w->armed ? 10.0 : 0.0)) {
 		transfer x = {.w = w, .acct = acct, .xfers = xfers};
 		x.from = (int)(next_rand(&w->rng) % (unsigned)w->o->accounts);
 		x.to =
@@ -266,6 +285,7 @@ static int open_log(const bank_opts *o, int client, int thread)
 typedef struct armer {
 	atomic_bool *armed;
 	double delay_s;
+	bool kill_now; /* kill the process when the time comes */
 } armer;
 
 static void *arm_later(void *arg)
@@ -275,15 +295,18 @@ static void *arm_later(void *arg)
 	    (time_t)a->delay_s,
 	    (long)((a->delay_s - (double)(time_t)a->delay_s) * 1e9)};
 	nanosleep(&ts, NULL);
+	if (a->kill_now)
+		kill(getpid(), SIGKILL); /* wherever the workers are */
 	atomic_store(a->armed, true);
 	return NULL;
 }
 
 /* Run `threads` workers of client `client` on db until `seconds` pass; if
- * kill_after_s >= 0, the process is killed inside a commit after that. */
+ * kill_after_s >= 0, the process is killed after that: inside a commit
+ * (at a commit step), or, with kill_now, wherever it is. */
 static int run_workers(const bank_opts *o, sbx_db *db, int client, int threads,
-		       double seconds, double kill_after_s, long *committed,
-		       long *attempts)
+		       double seconds, double kill_after_s, bool kill_now,
+		       long *committed, long *attempts)
 {
 	worker *w = calloc((size_t)threads, sizeof *w);
 	pthread_t *th = calloc((size_t)threads, sizeof *th);
@@ -303,6 +326,7 @@ static int run_workers(const bank_opts *o, sbx_db *db, int client, int threads,
 			     .thread = i,
 			     .deadline = deadline,
 			     .armed = kill_after_s >= 0 ? &armed : NULL,
+			     .kill_at_step = !kill_now,
 			     .rng = o->seed * 7919u + (unsigned)client * 131u +
 				    (unsigned)i * 17u + 1u};
 		w[i].log_fd = open_log(o, client, i);
@@ -318,7 +342,7 @@ static int run_workers(const bank_opts *o, sbx_db *db, int client, int threads,
 		started++;
 	}
 	pthread_t arm_thread;
-	armer arm = {&armed, kill_after_s};
+	armer arm = {&armed, kill_after_s, kill_now};
 	bool arming = kill_after_s >= 0 && started &&
 		      !pthread_create(&arm_thread, NULL, arm_later, &arm);
 	for (int i = 0; i < started; i++) {
@@ -719,8 +743,8 @@ static int embedded(const bank_opts *o)
 		return 1;
 	long committed = 0, attempts = 0;
 	double t0 = now_s();
-	status |=
-	    run_workers(o, db, 0, o->threads, phase, -1, &committed, &attempts);
+	status |= run_workers(o, db, 0, o->threads, phase, -1, false,
+			      &committed, &attempts);
 	sbx_db_close(db);
 	report_rate("threads", committed, attempts, now_s() - t0);
 	status |= verify(o, "after the threads", &rep);
@@ -729,6 +753,10 @@ static int embedded(const bank_opts *o)
 		double kill_after = 0.05 + (phase * 0.8 - 0.05) *
 					       (next_rand(&rng) % 1000) /
 					       1000.0;
+		/* the atomic path writes once: also kill at random instants,
+		 * to land inside that write */
+		bool kill_now = o->path != SBX_TXN_PATH_PORTABLE &&
+				round % 2 == 0;
 		fflush(stdout);
 		pid_t pid = fork();
 		if (pid < 0)
@@ -737,7 +765,8 @@ static int embedded(const bank_opts *o)
 			sbx_db *cdb = open_bank_store(o);
 			long c = 0, a = 0;
 			int st = cdb ? run_workers(o, cdb, round, o->threads,
-						   phase, kill_after, &c, &a)
+						   phase, kill_after, kill_now,
+						   &c, &a)
 				     : 1;
 			_exit(st ? 3 : 0); /* lived to the end: no kill */
 		}
@@ -745,7 +774,9 @@ static int embedded(const bank_opts *o)
 		waitpid(pid, &ws, 0);
 		bool killed = WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL;
 		printf("round %d: the process was %s after %.2f s\n", round,
-		       killed ? "SIGKILLed inside a commit" : "not killed",
+		       !killed	  ? "not killed"
+		       : kill_now ? "SIGKILLed at a random instant"
+				  : "SIGKILLed inside a commit",
 		       kill_after);
 		if (!killed)
 			status = 1;
@@ -766,7 +797,7 @@ static pid_t spawn_client(const bank_opts *o, int client, double seconds,
 	sbx_db *db = open_bank_store(o);
 	long c = 0, a = 0;
 	int st = db ? run_workers(o, db, client, o->threads, seconds,
-				  kill_after, &c, &a)
+				  kill_after, false, &c, &a)
 		    : 1;
 	if (db)
 		sbx_db_close(db);
@@ -834,7 +865,7 @@ static int usage(FILE *out, int status)
 		     "[--duration S] [--threads N]\n"
 		     "         [--clients N] [--kill-rounds N] [--accounts N] "
 		     "[--lock-timeout-ms MS]\n"
-		     "         [--seed N] [--log DIR]\n\n"
+		     "         [--seed N] [--log DIR] [--path P]\n\n"
 		     "Random transfers between accounts in transactions, with "
 		     "clients SIGKILLed\ninside commits, then the invariants "
 		     "checked and written out (also to\nLOG/report.txt). The "
@@ -851,6 +882,10 @@ static int usage(FILE *out, int status)
 		     "  --duration S       total time (default 10)\n"
 		     "  --accounts N       default 50, 1000 each\n"
 		     "  --lock-timeout-ms  lock expiry (default 1000)\n"
+		     "  --path P           commit path: auto (default), "
+		     "portable, atomic, or mixed\n"
+		     "                     (half the threads each; atomic "
+		     "and mixed: --data only)\n"
 		     "  --log DIR          client logs (default DIR.banklog or "
 		     "./saltbox-banklog)\n"
 		     "Exit status 0 when every invariant holds.\n");
@@ -907,6 +942,14 @@ int cmd_txn_bank(int argc, char **argv)
 			o.lock_timeout_ms = n;
 		else if (!strcmp(a, "--seed") && int_arg(v, 0, INT32_MAX, &n))
 			o.seed = (unsigned)n;
+		else if (!strcmp(a, "--path") && !strcmp(v, "auto"))
+			o.path = SBX_TXN_PATH_AUTO;
+		else if (!strcmp(a, "--path") && !strcmp(v, "portable"))
+			o.path = SBX_TXN_PATH_PORTABLE;
+		else if (!strcmp(a, "--path") && !strcmp(v, "atomic"))
+			o.path = SBX_TXN_PATH_ATOMIC;
+		else if (!strcmp(a, "--path") && !strcmp(v, "mixed"))
+			o.path = PATH_MIXED;
 		else {
 			fprintf(stderr,
 				"saltbox txn bank: bad option or value: "
@@ -921,6 +964,12 @@ int cmd_txn_bank(int argc, char **argv)
 			"URL\n");
 		return usage(stderr, 2);
 	}
+	if (o.url && (o.path == SBX_TXN_PATH_ATOMIC || o.path == PATH_MIXED)) {
+		fprintf(stderr, "saltbox txn bank: --path atomic and mixed "
+				"need --data (the atomic path is the embedded "
+				"store's)\n");
+		return usage(stderr, 2);
+	}
 	if (o.threads < 0)
 		o.threads = o.url ? 1 : 8;
 	if (!o.logdir) {
@@ -930,11 +979,13 @@ int cmd_txn_bank(int argc, char **argv)
 			snprintf(logbuf, sizeof logbuf, "saltbox-banklog");
 		o.logdir = logbuf;
 	}
+	static const char *paths[] = {"auto", "portable", "atomic"};
 	printf("bank: %d accounts of %d, %s %s, %.0f s, lock timeout %lld ms, "
-	       "logs in %s\n",
+	       "path %s, logs in %s\n",
 	       o.accounts, INITIAL, o.url ? "gateway" : "store",
 	       o.url ? o.url : o.data, o.duration_s,
-	       (long long)o.lock_timeout_ms, o.logdir);
+	       (long long)o.lock_timeout_ms,
+	       o.path == PATH_MIXED ? "mixed" : paths[o.path], o.logdir);
 	fflush(stdout);
 	if (setup(&o))
 		return 1;

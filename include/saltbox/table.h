@@ -153,6 +153,47 @@ SBX_API int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
 			       sbx_table *t, const void *row, size_t row_len,
 			       const sbx_check *check, const sbx_mutation *m);
 
+/* One row of sbx_db_check_and_mutate_rows(): a check, a mutation, or both,
+ * on (table, row). The mutation's row must be `row`. */
+typedef struct sbx_row_change {
+	sbx_table *table;
+	const void *row;
+	size_t row_len;
+	const sbx_check *check;	      /* NULL: no condition on this row */
+	const sbx_mutation *mutation; /* NULL: the row is only checked */
+} sbx_row_change;
+
+/* Most rows one sbx_db_check_and_mutate_rows() call takes. */
+#define SBX_MAX_ROW_CHANGES 4096
+
+/*
+ * Atomic conditional write across rows and tables of one database, the
+ * analogue of HBase's MultiRowMutationEndpoint with conditions (its
+ * coprocessor mutates several rows of one region atomically; this call is
+ * not limited to one region or one table). Every check of rows[0..n) is
+ * evaluated and, if all pass, every mutation is applied as one atomic
+ * write: a reader, and a crash, sees all of them or none. A failing check
+ * is SBX_OK with *succeeded false and *failed the index of the first
+ * failing row (in the caller's order); nothing is written. On success
+ * *failed is SIZE_MAX. Checks compare as sbx_table_check_and_mutate's;
+ * each row appears at most once. Optional: the embedded backend implements
+ * it (row locks taken in one global order, then one RocksDB write batch);
+ * the remote (HBase REST) and Bigtable backends answer SBX_EUNSUPPORTED,
+ * as HBase's REST gateway has no such endpoint. Thread-safe as the other
+ * data calls. Errors: SBX_EINVAL (n == 0, rows NULL, a row without a
+ * table, a bad or empty row key, neither check nor mutation, an empty
+ * mutation or one for another row, a check without a family or with a bad
+ * operator, tables of different databases, the same row twice),
+ * SBX_ETOOLARGE (n over SBX_MAX_ROW_CHANGES, a row key too long),
+ * SBX_EUNSUPPORTED (the backend cannot), SBX_ENOTFOUND, SBX_EDISABLED,
+ * SBX_ENOFAMILY (a check's or mutation's family), and those of
+ * sbx_table_mutate. On any error nothing is written, *succeeded is false
+ * and *failed SIZE_MAX.
+ */
+SBX_API int sbx_db_check_and_mutate_rows(bool *succeeded, size_t *failed,
+					 sbx_db *db, const sbx_row_change *rows,
+					 size_t n);
+
 /* ---- results ------------------------------------------------------------- */
 
 /* The cells of one row (or of part of a row when a scan uses batch), in

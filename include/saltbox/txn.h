@@ -13,6 +13,14 @@
  * locks that whoever meets them after they expire rolls forward (the
  * primary committed) or back (it did not).
  *
+ * The atomic path: where the backend offers sbx_db_check_and_mutate_rows
+ * (the embedded store), a commit is instead one atomic call whose checks
+ * are "every row's lock is still the one this transaction read" and whose
+ * writes are the buffered data plus a new lock on each written row; it
+ * leaves no lock behind, and transactions of either path (other threads,
+ * or remote clients of `saltbox serve` on the same store) detect each
+ * other's conflicts. sbx_txn_options.path chooses.
+ *
  * Isolation: conflict-serializable for every row a transaction gets,
  * scans or writes (write skew is prevented); rows inserted into a range a
  * transaction scanned are not detected (phantoms), as in Haeinsa.
@@ -64,7 +72,23 @@ typedef enum sbx_txn_step {
 	SBX_TXN_STEP_APPLY_SECONDARY,
 	SBX_TXN_STEP_APPLY_PRIMARY,
 	SBX_TXN_STEP_ROLLBACK,
+	/* the atomic path's one call (also under SBX_TXN_PATH_AUTO on a
+	 * backend that then turns out not to offer it) */
+	SBX_TXN_STEP_ATOMIC,
 } sbx_txn_step;
+
+/* How sbx_txn_commit() commits (docs/transactions.md, "The atomic path"). */
+typedef enum sbx_txn_path {
+	/* The atomic path where the backend offers
+	 * sbx_db_check_and_mutate_rows (the embedded store), else the
+	 * portable protocol. */
+	SBX_TXN_PATH_AUTO = 0,
+	/* Always the portable protocol (every backend). */
+	SBX_TXN_PATH_PORTABLE,
+	/* Always the atomic path: a commit on a backend without it fails
+	 * with SBX_EUNSUPPORTED, nothing written. */
+	SBX_TXN_PATH_ATOMIC,
+} sbx_txn_path;
 
 typedef struct sbx_txn_options {
 	/* How long this transaction's locks protect it: another client that
@@ -88,6 +112,9 @@ typedef struct sbx_txn_options {
 	 * row in commit order (0 = primary). NULL in normal use. */
 	int (*fault)(void *arg, sbx_txn_step step, size_t row);
 	void *fault_arg;
+	/* The commit path (above). Default SBX_TXN_PATH_AUTO. Both paths
+	 * may run at once on one store: they see each other's locks. */
+	sbx_txn_path path;
 } sbx_txn_options;
 
 /* Fill *o with the defaults above. Cannot fail. */
@@ -109,7 +136,8 @@ SBX_API int sbx_txn_prepare_table(sbx_db *db, const char *table);
 /* Start a transaction with default options (or `opts`, copied; NULL =
  * defaults). Nothing is sent to the store. *out is owned by the caller
  * until sbx_txn_commit or sbx_txn_rollback. Errors: SBX_EINVAL (no db;
- * lock_timeout_ms <= 0, lock_wait_ms or retry_budget_ms < 0). */
+ * lock_timeout_ms <= 0, lock_wait_ms or retry_budget_ms < 0, an unknown
+ * path). */
 SBX_API int sbx_txn_begin(sbx_txn **out, sbx_db *db);
 SBX_API int sbx_txn_begin_with(sbx_txn **out, sbx_db *db,
 			       const sbx_txn_options *opts);
@@ -176,10 +204,12 @@ SBX_API int sbx_txn_scanner_open(sbx_scanner **out, sbx_txn *txn, sbx_table *t,
  * could not remove are rolled back by whoever meets them after they
  * expire. A transaction that neither wrote nor read commits at once.
  * Errors: SBX_ECONFLICT (above); SBX_EINVAL (NULL, a scanner of it still
- * open - nothing is committed); SBX_EBADVALUE (a written row's lock cell
- * is garbage); SBX_ENOTFOUND / SBX_EDISABLED (a table gone); the backend's
- * errors, the message saying when the outcome is unknown (the commit
- * point's answer was lost and could not be read back).
+ * open - nothing is committed); SBX_EUNSUPPORTED (path
+ * SBX_TXN_PATH_ATOMIC on a backend without the atomic call - nothing is
+ * committed); SBX_EBADVALUE (a written row's lock cell is garbage);
+ * SBX_ENOTFOUND / SBX_EDISABLED (a table gone); the backend's errors,
+ * the message saying when the outcome is unknown (the commit point's
+ * answer was lost and could not be read back).
  */
 SBX_API int sbx_txn_commit(sbx_txn *txn);
 

@@ -2,7 +2,8 @@
  * backend.c - the embedded engine behind the table API: which engine
  * function serves each operation of sbx_backend_ops (src/model/backend.h),
  * every optional capability table included (regions, snapshots, bulk
- * load). Nothing in the engine calls through these tables.
+ * load, atomic multi-row check-and-mutate). Nothing in the engine calls
+ * through these tables.
  */
 #include "engine/engine.h"
 
@@ -26,6 +27,10 @@ static const sbx_backend_snapshots engine_snapshot_ops = {
 static const sbx_backend_bulk engine_bulk_ops = {
     engine_bulk_open,	engine_bulk_put,   engine_bulk_count,
     engine_bulk_finish, engine_bulk_abort, engine_bulk_load,
+};
+
+static const sbx_backend_multirow engine_multirow_ops = {
+    engine_check_and_mutate_rows,
 };
 
 const sbx_backend_ops engine_backend_ops = {
@@ -57,4 +62,5 @@ const sbx_backend_ops engine_backend_ops = {
     .regions = &engine_regions_ops,
     .snapshots = &engine_snapshot_ops,
     .bulk = &engine_bulk_ops,
+    .multirow = &engine_multirow_ops,
 };

@@ -279,6 +279,12 @@ int engine_batch(void *th, sbx_mutation *const *ms, size_t n, int *statuses);
 int engine_check_and_mutate(void *th, const sbx_check *check,
 			    const sbx_mutation *m, bool *succeeded,
 			    sbx_result **out);
+/* sbx_db_check_and_mutate_rows: db is the engine, each row's table a
+ * table_handle (model/backend.h's sbx_backend_multirow). */
+struct sbx_backend_row_change;
+int engine_check_and_mutate_rows(void *db,
+				 const struct sbx_backend_row_change *rows,
+				 size_t n, bool *succeeded, size_t *failed);
 
 /* ---- data.c: table handles, get, scanners (the table API's) ---- */
 int engine_table_open(void **out, void *db, const char *name);

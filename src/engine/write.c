@@ -4,11 +4,14 @@
  * (so a delete and a put in the same millisecond never collide), reads what
  * increments, appends and latest-version deletes need, and commits every
  * cell of the row in one RocksDB write batch, so readers see all or none.
+ * Conditional writes across rows (sbx_db_check_and_mutate_rows) lock every
+ * row's stripe in ascending order and commit one write batch for all.
  */
 #include "common/alloc.h"
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "engine/engine.h"
+#include "model/backend.h"
 #include "model/mutation.h"
 #include "model/result.h"
 #include "model/rules.h"
@@ -567,5 +570,181 @@ int engine_check_and_mutate(void *p, const sbx_check *check,
 	sbx_buf_free(&stored);
 	if (due)
 		regions_maybe_split(e, h->t, mut_row(m), m->row_len);
+	return rc;
+}
+
+/* ---- atomic conditional writes across rows (sbx_db_check_and_mutate_rows) */
+
+/* A row of the call with what the engine needs of it. */
+typedef struct multi_row {
+	const sbx_backend_row_change *c;
+	table_handle *h;
+	unsigned stripe;
+} multi_row;
+
+static int multi_row_order(const void *pa, const void *pb)
+{
+	const multi_row *a = pa, *b = pb;
+	if (a->h->t->id != b->h->t->id)
+		return a->h->t->id < b->h->t->id ? -1 : 1;
+	size_t n = a->c->row_len < b->c->row_len ? a->c->row_len
+						 : b->c->row_len;
+	int c = memcmp(a->c->row, b->c->row, n);
+	if (c)
+		return c;
+	return a->c->row_len < b->c->row_len ? -1
+					     : a->c->row_len > b->c->row_len;
+}
+
+/* Release the tables' read locks taken so far (v sorted by table). */
+static void unlock_tables(multi_row *v, size_t upto)
+{
+	for (size_t i = upto; i-- > 0;)
+		if (i == 0 || v[i - 1].h->t != v[i].h->t)
+			pthread_rwlock_unlock(&v[i].h->t->lock);
+}
+
+/* Everything that can be refused before the rows are locked: the tables
+ * (enabled, not dropped; their read locks are then held), the families of
+ * checks and mutations, duplicates. REQUIRES: v sorted. On error no table
+ * lock is held. */
+static int multi_prepare(engine *e, multi_row *v, size_t n)
+{
+	size_t locked = 0;
+	int rc = SBX_OK;
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (i && v[i - 1].h->t == v[i].h->t &&
+		    !multi_row_order(&v[i - 1], &v[i])) {
+			rc = sbx_error_set(SBX_EINVAL,
+					   "check_and_mutate_rows: a row of "
+					   "table '%s' appears twice",
+					   v[i].h->t->name);
+			break;
+		}
+		if (i == 0 || v[i - 1].h->t != v[i].h->t) {
+			rc = table_lock_for_data(v[i].h->t, true);
+			if (rc)
+				break;
+		}
+		locked = i + 1;
+		const sbx_check *k = v[i].c->check;
+		if (k && !table_family(v[i].h->t, k->family))
+			rc = sbx_error_set(SBX_ENOFAMILY,
+					   "table '%s' has no family '%s'",
+					   v[i].h->t->name, k->family);
+		if (!rc && v[i].c->mutation)
+			rc = check_mutation(e, v[i].h->t, v[i].c->mutation);
+	}
+	if (rc)
+		unlock_tables(v, locked);
+	return rc;
+}
+
+/*
+ * The rows' stripes are locked in ascending order (the order engine_batch
+ * uses, so neither can deadlock the other), every check is read under
+ * them, and all mutations go into one write batch: the stripes are global
+ * across tables, so ordering them orders every row of every table.
+ */
+int engine_check_and_mutate_rows(void *db, const sbx_backend_row_change *rows,
+				 size_t n, bool *succeeded, size_t *failed)
+{
+	engine *e = db;
+	*succeeded = false;
+	*failed = SIZE_MAX;
+	multi_row *v = sbx_calloc(n, sizeof *v);
+	unsigned *stripes = sbx_calloc(n, sizeof *stripes);
+	if (!v || !stripes) {
+		free(v);
+		free(stripes);
+		return SBX_ENOMEM_SET();
+	}
+	for (size_t i = 0; i < n; i++) {
+		v[i].c = &rows[i];
+		v[i].h = rows[i].table;
+		v[i].stripe = stripe_of(rows[i].row, rows[i].row_len);
+	}
+	qsort(v, n, sizeof *v, multi_row_order);
+	int rc = multi_prepare(e, v, n);
+	if (rc) {
+		free(v);
+		free(stripes);
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++)
+		stripes[i] = v[i].stripe;
+	qsort(stripes, n, sizeof *stripes, cmp_unsigned);
+	size_t ns = 0;
+	for (size_t i = 0; i < n; i++)
+		if (ns == 0 || stripes[ns - 1] != stripes[i])
+			stripes[ns++] = stripes[i];
+	for (size_t i = 0; i < ns; i++)
+		pthread_mutex_lock(&e->stripe_lock[stripes[i]]);
+
+	/* the checks, in the caller's order */
+	sbx_buf stored = {0};
+	bool pass = true;
+	for (size_t i = 0; !rc && pass && i < n; i++) {
+		const sbx_check *k = rows[i].check;
+		if (!k)
+			continue;
+		table_handle *h = rows[i].table;
+		bool found = false;
+		int64_t ts;
+		rc = read_column(e, h->t, rows[i].row, rows[i].row_len,
+				 k->family, k->qualifier, k->qualifier_len,
+				 &found, &ts, &stored);
+		if (!rc && !model_check_passes(k, found, stored.data,
+					       stored.len)) {
+			pass = false;
+			*failed = i;
+		}
+	}
+	sbx_buf_free(&stored);
+
+	/* the mutations, in row order, as one write batch */
+	rocksdb_writebatch_t *wb = NULL;
+	sbx_durability dur = SBX_DURABILITY_SKIP_WAL;
+	bool any = false;
+	if (!rc && pass) {
+		wb = wb_take(e);
+		for (size_t i = 0; !rc && i < n; i++) {
+			const sbx_mutation *m = v[i].c->mutation;
+			if (!m)
+				continue;
+			rc = build_row_batch(e, v[i].h->t, m,
+					     next_ts(e, v[i].stripe), wb, NULL);
+			any = true;
+			if (durability_rank(m->durability) >
+			    durability_rank(dur))
+				dur = m->durability;
+		}
+		if (!rc && any)
+			rc = commit(e, wb, dur);
+		wb_give(e, wb);
+	}
+	for (size_t i = ns; i-- > 0;)
+		pthread_mutex_unlock(&e->stripe_lock[stripes[i]]);
+	*succeeded = !rc && pass;
+	if (rc)
+		*failed = SIZE_MAX;
+	bool *due = NULL;
+	if (*succeeded && e->opts.region_routing &&
+	    (due = sbx_calloc(n, sizeof *due)))
+		for (size_t i = 0; i < n; i++)
+			due[i] = v[i].c->mutation &&
+				 count_write(e, v[i].h->t, v[i].c->mutation);
+	unlock_tables(v, n);
+	for (size_t i = 0; *succeeded && i < n; i++) {
+		const sbx_backend_row_change *c = v[i].c;
+		if (!c->mutation)
+			continue;
+		engine_trace(e, "put", c->row, c->row_len);
+		if (due && due[i])
+			regions_maybe_split(e, v[i].h->t, c->row, c->row_len);
+	}
+	free(due);
+	free(v);
+	free(stripes);
 	return rc;
 }

@@ -58,6 +58,24 @@ typedef struct sbx_backend_bulk {
 	int (*load)(void *db, const char *table, const char *dir);
 } sbx_backend_bulk;
 
+/* Atomic conditional writes across rows and tables
+ * (sbx_db_check_and_mutate_rows, include/saltbox/table.h). The table layer
+ * has checked the arguments but not the families, nor that no row appears
+ * twice: rows[i].table is the backend's table handle. */
+typedef struct sbx_backend_row_change {
+	void *table;
+	const uint8_t *row;
+	size_t row_len;
+	const sbx_check *check;	      /* NULL: none */
+	const sbx_mutation *mutation; /* NULL: none */
+} sbx_backend_row_change;
+
+typedef struct sbx_backend_multirow {
+	int (*check_and_mutate_rows)(void *db,
+				     const sbx_backend_row_change *rows,
+				     size_t n, bool *succeeded, size_t *failed);
+} sbx_backend_multirow;
+
 /* What every backend implements: the data path and table admin. */
 typedef struct sbx_backend_ops {
 	const char *name;
@@ -107,6 +125,7 @@ typedef struct sbx_backend_ops {
 	const sbx_backend_regions *regions;
 	const sbx_backend_snapshots *snapshots;
 	const sbx_backend_bulk *bulk;
+	const sbx_backend_multirow *multirow;
 } sbx_backend_ops;
 
 struct sbx_db {

@@ -58,18 +58,28 @@ static void pool_put(remote_db *db, CURL *h)
 		curl_easy_cleanup(h);
 }
 
+/* Storing the answer: an allocation failure stops the transfer (libcurl's
+ * CURLE_WRITE_ERROR) and is reported as SBX_ENOMEM, not as the gateway's
+ * failure. */
 static size_t on_body(char *data, size_t size, size_t n, void *arg)
 {
-	sbx_buf *b = arg;
-	return sbx_buf_append(b, data, size * n) ? 0 : size * n;
+	remote_resp *r = arg;
+	if (sbx_buf_append(&r->body, data, size * n)) {
+		r->out_of_memory = true;
+		return 0;
+	}
+	return size * n;
 }
 
 /* A header's value (trimmed) when `line` is "name: value". */
-static char *header_value(const char *line, size_t len, const char *name)
+static char *header_value(const char *line, size_t len, const char *name,
+			  bool *found)
 {
 	size_t nl = strlen(name);
+	*found = false;
 	if (len <= nl + 1 || strncasecmp(line, name, nl) || line[nl] != ':')
 		return NULL;
+	*found = true;
 	const char *v = line + nl + 1;
 	const char *end = line + len;
 	while (v < end && (*v == ' ' || *v == '\t'))
@@ -83,13 +93,19 @@ static size_t on_header(char *line, size_t size, size_t n, void *arg)
 {
 	remote_resp *r = arg;
 	size_t len = size * n;
+	bool found;
 	char *v;
-	if ((v = header_value(line, len, "Location"))) {
+	if ((v = header_value(line, len, "Location", &found)) || found) {
 		free(r->location);
 		r->location = v;
-	} else if ((v = header_value(line, len, "X-Saltbox-Status"))) {
+	} else if ((v = header_value(line, len, "X-Saltbox-Status", &found)) ||
+		   found) {
 		free(r->sbx_status);
 		r->sbx_status = v;
+	}
+	if (found && !v) { /* the header's copy failed */
+		r->out_of_memory = true;
+		return 0;
 	}
 	return len;
 }
@@ -170,7 +186,7 @@ static CURLcode perform_once(remote_db *db, CURL *h, const char *method,
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, db->timeout_ms);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &out->body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, out);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, out);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -227,12 +243,13 @@ int remote_request(remote_db *db, const char *method, const char *path,
 		backoff = backoff * 2 > 2000 ? 2000 : backoff * 2;
 	}
 	int rc = SBX_OK;
-	if (c == CURLE_WRITE_ERROR) {
-		/* on_body refuses data only when the body buffer cannot
-		 * grow: out of memory here, not a gateway out of reach */
-		rc = SBX_ENOMEM_SET();
+	if (c == CURLE_WRITE_ERROR && out->out_of_memory) {
+		rc = sbx_error_set(SBX_ENOMEM,
+				   "out of memory storing the answer of the "
+				   "HBase REST gateway at %s (%s %s)",
+				   db->base, method, path);
 		remote_resp_free(out);
-		curl_easy_cleanup(h);
+		curl_easy_cleanup(h); /* the answer was cut off mid-transfer */
 	} else if (c != CURLE_OK) {
 		rc = sbx_error_set(SBX_EREMOTE,
 				   "cannot reach the HBase REST gateway at %s "

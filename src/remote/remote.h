@@ -43,6 +43,7 @@ typedef struct remote_resp {
 	sbx_buf body;
 	char *location;   /* Location header, or NULL */
 	char *sbx_status; /* X-Saltbox-Status header, or NULL */
+	bool out_of_memory; /* storing the body or a header failed */
 } remote_resp;
 
 void remote_resp_free(remote_resp *r);

@@ -491,6 +491,93 @@ int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
 	return rc;
 }
 
+/* Arguments of one row of sbx_db_check_and_mutate_rows. */
+static int check_row_change(const sbx_db *db, const sbx_row_change *c,
+			    size_t i)
+{
+	if (!c->table)
+		return sbx_error_set(SBX_EINVAL,
+				     "check_and_mutate_rows: row %zu has no "
+				     "table",
+				     i);
+	if (c->table->db != db)
+		return sbx_error_set(SBX_EINVAL,
+				     "check_and_mutate_rows: row %zu: table "
+				     "'%s' belongs to another database",
+				     i, c->table->name);
+	int rc = model_check_row(c->row, c->row_len);
+	if (rc)
+		return rc;
+	if (!c->check && !c->mutation)
+		return sbx_error_set(SBX_EINVAL,
+				     "check_and_mutate_rows: row %zu has "
+				     "neither a check nor a mutation",
+				     i);
+	const sbx_mutation *m = c->mutation;
+	if (m && m->nops == 0)
+		return sbx_error_set(SBX_EINVAL,
+				     "check_and_mutate_rows: row %zu: the "
+				     "mutation has no operations",
+				     i);
+	if (m && (m->row_len != c->row_len ||
+		  memcmp(mut_row(m), c->row, c->row_len)))
+		return sbx_error_set(SBX_EINVAL,
+				     "check_and_mutate_rows: row %zu: the "
+				     "mutation's row differs from the row",
+				     i);
+	const sbx_check *k = c->check;
+	if (k && (!k->family || (rc = names_check_family(k->family))))
+		return rc ? rc
+			  : sbx_error_set(SBX_EINVAL,
+					  "check_and_mutate_rows: row %zu: "
+					  "the check needs a family",
+					  i);
+	if (k && (unsigned)k->op > SBX_CMP_NO_OP)
+		return sbx_error_set(SBX_EINVAL, "bad compare operator %d",
+				     (int)k->op);
+	return SBX_OK;
+}
+
+int sbx_db_check_and_mutate_rows(bool *succeeded, size_t *failed, sbx_db *db,
+				 const sbx_row_change *rows, size_t n)
+{
+	assert(succeeded && failed && db);
+	*succeeded = false;
+	*failed = SIZE_MAX;
+	if (!rows || n == 0)
+		return sbx_error_set(SBX_EINVAL,
+				     "check_and_mutate_rows: no rows");
+	if (n > SBX_MAX_ROW_CHANGES)
+		return sbx_error_set(SBX_ETOOLARGE,
+				     "check_and_mutate_rows: %zu rows, more "
+				     "than SBX_MAX_ROW_CHANGES (%d)",
+				     n, SBX_MAX_ROW_CHANGES);
+	for (size_t i = 0; i < n; i++) {
+		int rc = check_row_change(db, &rows[i], i);
+		if (rc)
+			return rc;
+	}
+	if (!db->ops->multirow)
+		return table_unsupported(db,
+					 "atomic multi-row check-and-mutate",
+					 "multi-row mutation");
+	sbx_backend_row_change *v = sbx_malloc(n * sizeof *v);
+	if (!v)
+		return SBX_ENOMEM_SET();
+	for (size_t i = 0; i < n; i++)
+		v[i] = (sbx_backend_row_change){
+			rows[i].table->impl, rows[i].row, rows[i].row_len,
+			rows[i].check, rows[i].mutation};
+	int rc = db->ops->multirow->check_and_mutate_rows(db->impl, v, n,
+							  succeeded, failed);
+	free(v);
+	if (rc || *succeeded) {
+		*succeeded = rc == SBX_OK;
+		*failed = SIZE_MAX;
+	}
+	return rc;
+}
+
 /* ---- reads ------------------------------------------------------------------- */
 
 int sbx_table_get(sbx_result **out, sbx_table *t, const void *row,

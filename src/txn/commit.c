@@ -13,7 +13,12 @@
  *   5. each secondary, then the primary: operations applied, lock STABLE.
  * A failure before 4 rolls back what was prewritten; after 4 the
  * transaction has committed whatever happens, and whoever meets a lock
- * left behind finishes step 5 (recover.c). Timestamps: commit_ts is above
+ * left behind finishes step 5 (recover.c).
+ *
+ * Where the backend offers sbx_db_check_and_mutate_rows (the embedded
+ * store) and the options allow, steps 1-5 are instead one atomic call
+ * (commit_atomic): every touched row's lock checked, all data and new
+ * STABLE locks written at once. Timestamps: commit_ts is above
  * every written row's lock version and every cell timestamp the
  * transaction saw in it (and, for a row it deletes from, the newest cell
  * of what it deletes), deletes are written at commit_ts - 1,
@@ -385,14 +390,82 @@ static void apply(plan *p)
 			    &seen, &lk);
 }
 
+/*
+ * The atomic path: one sbx_db_check_and_mutate_rows call. Its checks: the
+ * lock of every row touched is still the one this transaction first saw.
+ * Its writes: each written row's data (deletes at commit_ts - 1, puts at
+ * commit_ts) and a new STABLE lock at commit_ts - a new version, so a
+ * transaction of either path that read the row before sees the change.
+ * Nothing is left to roll forward: the lock is STABLE at once. A row
+ * another transaction has locked since fails its check: SBX_ECONFLICT, as
+ * a portable prewrite would. *unsupported: the backend has no such call
+ * and the path is AUTO (nothing written; the portable protocol follows).
+ */
+static int commit_atomic(plan *p, bool *unsupported)
+{
+	*unsupported = false;
+	size_t n = p->nw + p->nro;
+	sbx_row_change *rows = sbx_calloc(n, sizeof *rows);
+	sbx_check *checks = sbx_calloc(n, sizeof *checks);
+	sbx_buf stable = {0};
+	int64_t c = p->commit_ts;
+	int rc = !rows || !checks ? SBX_ENOMEM_SET()
+		 : p->nw	  ? lock_encode_stable(&stable, c, c)
+				  : SBX_OK;
+	for (size_t i = 0; rc == SBX_OK && i < n; i++) {
+		tx_row *r = i < p->nw ? p->w[i].r : p->ro[i - p->nw];
+		tx_lock_check(&checks[i], &r->lock);
+		rows[i] = (sbx_row_change){table_of(p, r), r->row, r->row_len,
+					   &checks[i], NULL};
+		if (i < p->nw) {
+			sbx_mutation *m = NULL;
+			rc = tx_row_mutation(&m, r->row, r->row_len,
+					     stable.data, stable.len, c,
+					     p->w[i].ops, p->w[i].nops, c);
+			rows[i].mutation = m;
+		}
+	}
+	rc = rc ? rc : tx_fault(p->txn, SBX_TXN_STEP_ATOMIC, 0);
+	bool ok = false;
+	size_t failed = SIZE_MAX;
+	rc = rc ? rc
+		: sbx_db_check_and_mutate_rows(&ok, &failed, p->txn->db, rows,
+					       n);
+	if (rc == SBX_EUNSUPPORTED &&
+	    p->txn->opts.path == SBX_TXN_PATH_AUTO) {
+		*unsupported = true;
+		rc = SBX_OK;
+	} else if (rc == SBX_OK && !ok) {
+		rc = conflict(p,
+			      failed < p->nw ? p->w[failed].r
+					     : p->ro[failed - p->nw],
+			      "was changed or locked by another transaction "
+			      "since this transaction read it");
+	}
+	for (size_t i = 0; rows && i < p->nw; i++)
+		sbx_mutation_free((sbx_mutation *)rows[i].mutation);
+	free(rows);
+	free(checks);
+	sbx_buf_free(&stable);
+	return rc;
+}
+
 static int commit_rows(plan *p)
 {
 	sbx_txn *txn = p->txn;
+	bool atomic = txn->opts.path != SBX_TXN_PATH_PORTABLE;
 	int rc = SBX_OK;
 	if (p->nw == 0) {
 		/* read-only: one row is consistent by itself */
-		for (size_t i = 0; rc == SBX_OK && p->nro > 1 && i < p->nro;
-		     i++)
+		if (p->nro <= 1)
+			return SBX_OK;
+		if (atomic) {
+			bool unsupported;
+			rc = commit_atomic(p, &unsupported);
+			if (rc || !unsupported)
+				return rc;
+		}
+		for (size_t i = 0; rc == SBX_OK && i < p->nro; i++)
 			rc = validate(p, i);
 		return rc;
 	}
@@ -418,6 +491,12 @@ static int commit_rows(plan *p)
 	p->commit_ts = now > top ? now : top + 1;
 	p->expiry_ms = now + txn->opts.lock_timeout_ms;
 
+	if (atomic) {
+		bool unsupported;
+		rc = commit_atomic(p, &unsupported);
+		if (rc || !unsupported)
+			return rc;
+	}
 	bool puts_only = true;
 	for (size_t k = 0; k < p->w[0].nops; k++)
 		puts_only &= p->w[0].ops[k].kind == TX_PUT;

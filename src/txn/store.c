@@ -129,17 +129,43 @@ static int add_puts(sbx_mutation *m, const tx_op *ops, size_t nops, int64_t ts)
 	return rc;
 }
 
+void tx_lock_check(sbx_check *c, const tx_seen *expect)
+{
+	bool present = expect->present && expect->bytes.len;
+	*c = (sbx_check){SBX_TXN_LOCK_FAMILY,
+			 SBX_TXN_LOCK_QUALIFIER,
+			 4,
+			 SBX_CMP_EQUAL,
+			 present ? expect->bytes.data : NULL,
+			 present ? expect->bytes.len : 0};
+}
+
 static int cam(bool *ok, sbx_table *t, const uint8_t *row, size_t row_len,
 	       const tx_seen *expect, sbx_mutation *m)
 {
-	bool present = expect->present && expect->bytes.len;
-	sbx_check c = {SBX_TXN_LOCK_FAMILY,
-		       SBX_TXN_LOCK_QUALIFIER,
-		       4,
-		       SBX_CMP_EQUAL,
-		       present ? expect->bytes.data : NULL,
-		       present ? expect->bytes.len : 0};
+	sbx_check c;
+	tx_lock_check(&c, expect);
 	return tx_cam(ok, t, row, row_len, &c, m);
+}
+
+int tx_row_mutation(sbx_mutation **out, const uint8_t *row, size_t row_len,
+		    const uint8_t *lock, size_t lock_len, int64_t lock_ts,
+		    const tx_op *ops, size_t nops, int64_t data_ts)
+{
+	sbx_mutation *m = NULL;
+	int rc = sbx_mutation_new(&m, row, row_len);
+	rc = rc ? rc : add_deletes(m, ops, nops, data_ts - 1);
+	rc = rc ? rc
+		: sbx_mutation_put(m, SBX_TXN_LOCK_FAMILY,
+				   SBX_TXN_LOCK_QUALIFIER, 4, lock_ts, lock,
+				   lock_len);
+	rc = rc ? rc : add_puts(m, ops, nops, data_ts);
+	if (rc) {
+		sbx_mutation_free(m);
+		m = NULL;
+	}
+	*out = m;
+	return rc;
 }
 
 /*
@@ -196,13 +222,8 @@ int tx_lock_cas(bool *ok, sbx_table *t, const uint8_t *row, size_t row_len,
 		/* one check-and-mutate where the backend can (the embedded
 		 * store); else the deletes first, then the puts */
 		sbx_mutation *both = NULL;
-		rc = sbx_mutation_new(&both, row, row_len);
-		rc = rc ? rc : add_deletes(both, ops, nops, data_ts - 1);
-		rc = rc ? rc
-			: sbx_mutation_put(both, SBX_TXN_LOCK_FAMILY,
-					   SBX_TXN_LOCK_QUALIFIER, 4, lock_ts,
-					   lock, lock_len);
-		rc = rc ? rc : add_puts(both, ops, nops, data_ts);
+		rc = tx_row_mutation(&both, row, row_len, lock, lock_len,
+				     lock_ts, ops, nops, data_ts);
 		rc = rc ? rc : cam(ok, t, row, row_len, expect, both);
 		sbx_mutation_free(both);
 		if (rc == SBX_EUNSUPPORTED && !atomic)

@@ -136,6 +136,15 @@ int tx_lock_cas(bool *ok, sbx_table *t, const uint8_t *row, size_t row_len,
 		int64_t lock_ts, const tx_op *ops, size_t nops, int64_t data_ts,
 		bool atomic);
 
+/* The check that (t, row)'s lock cell is exactly `expect` (absent when
+ * !expect->present); *c points into expect. */
+void tx_lock_check(sbx_check *c, const tx_seen *expect);
+/* A row's whole write as one mutation: `lock` put at lock_ts, the deletes
+ * of ops at data_ts - 1, the puts at data_ts. */
+int tx_row_mutation(sbx_mutation **out, const uint8_t *row, size_t row_len,
+		    const uint8_t *lock, size_t lock_len, int64_t lock_ts,
+		    const tx_op *ops, size_t nops, int64_t data_ts);
+
 /* Open tables by name for the life of one operation or transaction. */
 typedef struct tx_tables {
 	sbx_db *db;

@@ -95,7 +95,7 @@ static int json_b64_field(sbx_buf *out, bool *present, json_t *obj,
 	int rc = sbx_base64_decode(out, json_string_value(v),
 				   json_string_length(v), false);
 	if (rc == SBX_ENOMEM)
-		return rc; /* not the body's fault */
+		return rc; /* no room for the bytes: not the sender's fault */
 	if (rc)
 		return CS_ERR(err, "'%s' is not valid base64", key);
 	return SBX_OK;
