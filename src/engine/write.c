@@ -739,7 +739,6 @@ int engine_check_and_mutate_rows(void *db, const sbx_backend_row_change *rows,
 		const sbx_backend_row_change *c = v[i].c;
 		if (!c->mutation)
 			continue;
-		engine_trace(e, "put", c->row, c->row_len);
 		if (due && due[i])
 			regions_maybe_split(e, v[i].h->t, c->row, c->row_len);
 	}

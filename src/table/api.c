@@ -575,6 +575,9 @@ int sbx_db_check_and_mutate_rows(bool *succeeded, size_t *failed, sbx_db *db,
 		*succeeded = rc == SBX_OK;
 		*failed = SIZE_MAX;
 	}
+	for (size_t i = 0; *succeeded && i < n; i++)
+		if (rows[i].mutation)
+			table_trace_op(db, "put", rows[i].row, rows[i].row_len);
 	return rc;
 }
 
