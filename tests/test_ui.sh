@@ -197,9 +197,16 @@ browse() {
 	rm -rf "$TMP/profile"
 	timeout 120 "$CHROMIUM" "${flags[@]}" --user-data-dir="$TMP/profile" --dump-dom "$URL$1" \
 		>"$TMP/$2.html" 2>>"$TMP/chromium.log"
-	rm -rf "$TMP/profile"
-	timeout 120 "$CHROMIUM" "${flags[@]}" --user-data-dir="$TMP/profile" --screenshot="$TMP/$2.png" "$URL$1" \
-		>>"$TMP/chromium.log" 2>&1
+	# a loaded machine can starve chromium past its timeout: a second try
+	# tells that apart from a page that cannot render
+	local try
+	for try in 1 2; do
+		rm -rf "$TMP/profile" "$TMP/$2.png"
+		timeout 120 "$CHROMIUM" "${flags[@]}" --user-data-dir="$TMP/profile" --screenshot="$TMP/$2.png" "$URL$1" \
+			>>"$TMP/chromium.log" 2>&1
+		[ -s "$TMP/$2.png" ] && break
+		echo "no screenshot from chromium (try $try)" >>"$TMP/chromium.log"
+	done
 	[ -s "$TMP/$2.png" ] || { echo "FAIL: no screenshot $TMP/$2.png"; FAILS=$((FAILS + 1)); }
 }
 hot_marks() { # every element of the DOM carrying the class hot

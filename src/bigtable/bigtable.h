@@ -4,8 +4,10 @@
  * ../shared/docs/reference/bigtable.md), with gRPC's C core and protobuf-c
  * messages generated from the .proto files in proto/ at build time. rpc.c owns the
  * channel, calls and the mapping of gRPC statuses to SBX codes; merge.c
- * ReadRows' chunk merger; admin.c, data.c and scan.c the backend
- * operations; backend.c the ops table and bigtable_connect().
+ * ReadRows' chunk merger; rowfilter.c the RowFilters the backend builds,
+ * prefilter.c the HBase filters Bigtable can also run; admin.c, data.c and
+ * scan.c the backend operations; backend.c the ops table and
+ * bigtable_connect().
  *
  * Thread-safety: a bt_db may be shared (gRPC channels are thread-safe, each
  * call has its own completion queue); the schema cache has its own lock.
@@ -130,6 +132,8 @@ int bt_mutate(void *t, const sbx_mutation *m, sbx_result **out);
 int bt_batch(void *t, sbx_mutation *const *ms, size_t n, int *statuses);
 int bt_check_and_mutate(void *t, const sbx_check *check, const sbx_mutation *m,
 			bool *succeeded, sbx_result **out);
+/* ---- rowfilter.c ------------------------------------------------------------ */
+
 /* A filter selecting exactly family:qualifier (anchored, escaped regexes). */
 int bt_filter_column(Sbxbt__RowFilter **out, const char *family,
 		     const uint8_t *qual, size_t qual_len);
