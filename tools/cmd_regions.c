@@ -16,7 +16,7 @@
 #include <string.h>
 
 typedef struct reg_opts {
-	const char *verb, *data, *table;
+	const char *verb, *data, *connect, *table;
 	bool json;
 	int buckets;
 	const char *args[4];
@@ -26,7 +26,8 @@ typedef struct reg_opts {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: saltbox regions <verb> --data DIR TABLE [ARGS] [options]\n"
+		"usage: saltbox regions <verb> (--data DIR | --connect URL) TABLE "
+		"[ARGS] [options]\n"
 		"\n"
 		"A table's regions [start, end) and the modelled region servers\n"
 		"they are balanced over (a model of a cluster, in one process).\n"
@@ -46,7 +47,11 @@ static void usage(FILE *out)
 		"bytes as \\xHH.\n"
 		"\n"
 		"options:\n"
-		"  --data DIR            the database directory (required)\n"
+		"  --data DIR            the database directory\n"
+		"  --connect URL         instead: a running `saltbox serve` (or an\n"
+		"                        HBase REST gateway), whose live region\n"
+		"                        metrics list and stats then show (a store\n"
+		"                        that serve holds cannot be opened)\n"
 		"  --json                list, stats: JSON\n"
 		"  --buckets N           stats --json: also the last N load buckets\n"
 		"  -h, --help            this help\n");
@@ -70,7 +75,8 @@ static int parse(int argc, char **argv, reg_opts *o)
 			return -1;
 		} else if (!strcmp(a, "--json")) {
 			o->json = true;
-		} else if (!strcmp(a, "--data") || !strcmp(a, "--buckets")) {
+		} else if (!strcmp(a, "--data") || !strcmp(a, "--buckets") ||
+			   !strcmp(a, "--connect")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "saltbox regions: %s needs a "
 						"value\n", a);
@@ -78,6 +84,8 @@ static int parse(int argc, char **argv, reg_opts *o)
 			}
 			if (a[2] == 'd') {
 				o->data = argv[++i];
+			} else if (a[2] == 'c') {
+				o->connect = argv[++i];
 			} else {
 				char *end;
 				long n = strtol(argv[++i], &end, 10);
@@ -117,9 +125,9 @@ static int parse(int argc, char **argv, reg_opts *o)
 				"split, merge, export-splits)\n", o->verb);
 		return 2;
 	}
-	if (!o->data || !o->table) {
-		fprintf(stderr, "saltbox regions: %s needs --data DIR and a "
-				"TABLE\n", o->verb);
+	if ((!o->data == !o->connect) || !o->table) {
+		fprintf(stderr, "saltbox regions: %s needs --data DIR or "
+				"--connect URL, and a TABLE\n", o->verb);
 		return 2;
 	}
 	return 0;
@@ -444,8 +452,12 @@ int cmd_regions(int argc, char **argv)
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	sbx_db *db = cli_open_store(o.data, "saltbox regions");
-	if (!db)
+	sbx_db *db = NULL;
+	if (o.connect && sbx_db_connect(&db, o.connect)) {
+		fprintf(stderr, "saltbox regions: %s\n", sbx_errmsg());
+		return 1;
+	}
+	if (!o.connect && !(db = cli_open_store(o.data, "saltbox regions")))
 		return 1;
 	sbx_buf key = {0};
 	if (!strcmp(o.verb, "list")) {

@@ -527,7 +527,8 @@ static int script_loop(shell *sh, FILE *in, const char *name, bool keep_going)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: saltbox shell [--data DIR] [--keep-going] [FILE]\n\n"
+		"usage: saltbox shell [--data DIR | --connect URL] [--keep-going] "
+		"[FILE]\n\n"
 		"HBase-shell-compatible shell on the embedded store in DIR\n"
 		"(default ./saltbox-data, created if missing).\n\n"
 		"With FILE (or '-' / a non-terminal stdin) the statements are "
@@ -538,6 +539,9 @@ static void usage(FILE *out)
 		"commands.\n\n"
 		"options:\n"
 		"  --data DIR   database directory (default ./saltbox-data)\n"
+		"  --connect URL\n"
+		"               instead: a running `saltbox serve` or HBase REST\n"
+		"               gateway (what REST cannot express is refused)\n"
 		"  -k, --keep-going\n"
 		"               in a script, report a failed command and go "
 		"on;\n"
@@ -547,7 +551,7 @@ static void usage(FILE *out)
 
 int cmd_shell(int argc, char **argv)
 {
-	const char *dir = "./saltbox-data", *file = NULL;
+	const char *dir = "./saltbox-data", *file = NULL, *url = NULL;
 	bool keep_going = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -561,6 +565,13 @@ int cmd_shell(int argc, char **argv)
 				return 2;
 			}
 			dir = argv[i];
+		} else if (!strcmp(argv[i], "--connect")) {
+			if (++i >= argc) {
+				fprintf(stderr, "saltbox shell: --connect needs a "
+						"URL\n");
+				return 2;
+			}
+			url = argv[i];
 		} else if (!strcmp(argv[i], "-k") ||
 			   !strcmp(argv[i], "--keep-going")) {
 			keep_going = true;
@@ -585,12 +596,12 @@ int cmd_shell(int argc, char **argv)
 			strerror(errno));
 		return 2;
 	}
-	shell sh = {.data_dir = dir, .out = stdout};
-	int rc = sbx_db_open(&sh.db, dir, NULL);
+	shell sh = {.data_dir = url ? url : dir, .out = stdout};
+	int rc = url ? sbx_db_connect(&sh.db, url) : sbx_db_open(&sh.db, dir, NULL);
 	if (rc) {
 		fprintf(stderr,
-			"saltbox shell: cannot open database '%s': %s\n", dir,
-			sbx_errmsg());
+			"saltbox shell: cannot open database '%s': %s\n",
+			sh.data_dir, sbx_errmsg());
 		if (in != stdin)
 			fclose(in);
 		return 1;
