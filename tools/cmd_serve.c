@@ -24,7 +24,7 @@ static void serve_usage(FILE *out)
 		"usage: saltbox serve [--data DIR] [--port 8080] [--bind 127.0.0.1]\n"
 		"                     [--read-only] [--token T | --token-file PATH]\n"
 		"                     [--public-read] [--max-body BYTES] [--threads N]\n"
-		"                     [--max-inflight-body BYTES]\n"
+		"                     [--max-inflight-body BYTES] [--min-free BYTES]\n"
 		"                     [--page-cells N] [--scanner-idle SECONDS]\n"
 		"                     [--max-scanners N] [--max-client-scanners N]\n"
 		"                     [--max-connections N] [--max-ip-connections N]\n"
@@ -45,6 +45,8 @@ static void serve_usage(FILE *out)
 		"                      request bodies held at once, all requests\n"
 		"                      together (default 268435456; 503 with\n"
 		"                      Retry-After beyond it; 0 = no limit)\n"
+		"  --min-free BYTES    refuse writes (503) while the store's disk has\n"
+		"                      less free (default 268435456; 0 = no check)\n"
 		"  --threads N         worker threads (default 2 x CPUs)\n"
 		"  --page-cells N      most cells in one scanner page (default 10000)\n"
 		"  --scanner-idle S    idle scanners expire after S seconds (default 60)\n"
@@ -116,6 +118,7 @@ int cmd_serve(int argc, char **argv)
 		{"token", required_argument, NULL, 't'},
 		{"max-body", required_argument, NULL, 'm'},
 		{"max-inflight-body", required_argument, NULL, 'B'},
+		{"min-free", required_argument, NULL, 'f'},
 		{"threads", required_argument, NULL, 'T'},
 		{"page-cells", required_argument, NULL, 'c'},
 		{"scanner-idle", required_argument, NULL, 'i'},
@@ -137,6 +140,7 @@ int cmd_serve(int argc, char **argv)
 	const char *data = "./saltbox-data";
 	const char *trace = NULL;
 	int64_t bucket_ms = 0;
+	long long min_free = -1;
 	static char token_buf[1024];
 	so.token = getenv("SALTBOX_TOKEN");
 	if (so.token && !*so.token)
@@ -165,6 +169,11 @@ int cmd_serve(int argc, char **argv)
 			if (parse_size(optarg, 1, (long long)1 << 40, &v))
 				goto bad;
 			so.max_body_bytes = (size_t)v;
+			break;
+		case 'f':
+			if (parse_size(optarg, 0, (long long)1 << 50, &v))
+				goto bad;
+			min_free = v;
 			break;
 		case 'B':
 			if (parse_size(optarg, 0, (long long)1 << 40, &v))
@@ -257,6 +266,8 @@ int cmd_serve(int argc, char **argv)
 	dbo.trace_path = trace;
 	if (bucket_ms)
 		dbo.metrics_bucket_ms = bucket_ms;
+	if (min_free >= 0)
+		dbo.min_free_bytes = (uint64_t)min_free;
 	int rc = sbx_db_open(&db, data, &dbo);
 	if (rc) {
 		fprintf(stderr, "saltbox serve: cannot open '%s': %s\n", data,
