@@ -35,7 +35,7 @@ static int free_port(void)
 /* `curl ARGS` (shell syntax), its output into out. Exit status. */
 static int curl(const char *args, char *out, size_t cap)
 {
-	char cmd[2048];
+	char cmd[16600];
 	snprintf(cmd, sizeof cmd, "curl -s --max-time 20 %s", args);
 	FILE *p = popen(cmd, "r");
 	if (!p)
