@@ -993,8 +993,8 @@ static void test_e2e_script_file_and_help(void)
 
 	r = run_shell_args("", "--help");
 	CHECK_INT(r.status, 0);
-	CHECK(strstr(r.out, "usage: saltbox shell [--data DIR] [--keep-going] "
-			    "[FILE]") == r.out);
+	CHECK(strstr(r.out, "usage: saltbox shell [--data DIR | --connect URL] "
+			    "[--keep-going] [FILE]") == r.out);
 	run_free(&r);
 
 	r = run_shell_args("", "--bogus");
