@@ -8,7 +8,7 @@
 DATA ?= ./saltbox-data
 JOBS ?= $(shell nproc)
 
-.PHONY: all bootstrap build run test bench clean
+.PHONY: all bootstrap build run test bench soak clean
 
 all: build
 
@@ -41,6 +41,17 @@ test: build
 
 bench: build
 	./build/bench/bench_engine
+
+# The crash test at length: hundreds of rounds of the library and of
+# `saltbox serve` SIGKILLed under writers (CI runs 12 + 4; tests/test_crash.c).
+SOAK_ROUNDS ?= 300
+SOAK_SERVER_ROUNDS ?= 100
+soak: MODE = test
+soak: build
+	mkdir -p build/tests/tmp
+	cd build/tests && SBX_CRASH_ROUNDS=$(SOAK_ROUNDS) \
+	  SBX_CRASH_SERVER_ROUNDS=$(SOAK_SERVER_ROUNDS) SBX_SALTBOX=../saltbox \
+	  SBX_TEST_TMP=tmp ./test_crash
 
 clean:
 	rm -rf build build-asan

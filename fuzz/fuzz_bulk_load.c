@@ -19,6 +19,18 @@
 static sbx_db *db;
 static char root[128];
 
+/* The scratch store goes when the process ends. */
+static void cleanup(void)
+{
+	char cmd[300];
+	if (db)
+		sbx_db_close(db);
+	db = NULL;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	if (system(cmd))
+		return;
+}
+
 static int setup(void)
 {
 	snprintf(root, sizeof root, "/tmp/fuzz_bulk_load.%ld", (long)getpid());
@@ -34,6 +46,7 @@ static int setup(void)
 	sbx_family_desc_init(&f, "cf");
 	if (sbx_table_create(db, "t", &f, 1))
 		return -1;
+	atexit(cleanup);
 	return 0;
 }
 

@@ -1,31 +1,78 @@
 /*
- * test_crash.c - kill -9 a writer mid-load, many times. The child process
- * writes rows of five equal cells under SYNC_WAL (single mutations and
- * multi-row batches) and reports each acknowledged row id through a pipe;
- * the parent kills it at a random moment, reopens the store and checks that
- * every acknowledged row is there, no row is half-applied, and the store
- * opens cleanly each time.
+ * test_crash.c - kill -9 a writer mid-load, many times, and check what it
+ * was told was written. Two kinds of round:
+ *
+ *  - the library killed: a child process opens the store and writes rows
+ *    of five equal cells under SYNC_WAL (single mutations and multi-row
+ *    batches), overwriting rows it wrote before with newer values;
+ *  - the server killed: `saltbox serve` (the binary in $SBX_SALTBOX) on
+ *    the store, a child writing the same rows as JSON CellSets over REST,
+ *    and the server SIGKILLed under it.
+ *
+ * Every write carries a generation number in its value; the writer reports
+ * each acknowledged (row, generation) through a pipe. After each kill the
+ * parent reopens the store and scans it: every acknowledged row is there
+ * with its acknowledged value or a newer one (an unacknowledged write may
+ * or may not have landed), no row is torn (its five cells agree), and the
+ * store opens cleanly every time.
+ *
+ * Rounds: SBX_CRASH_ROUNDS library rounds and SBX_CRASH_SERVER_ROUNDS
+ * server rounds (defaults 12 and 4, a few seconds in CI); `make soak` runs
+ * hundreds of each.
  */
+#define _GNU_SOURCE /* strcasestr */
 #include "engine_util.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
-#define ROUNDS 12
 #define COLS 5
+#define NROWS 4000 /* the row ids writes pick from: overwrites are common */
 
-static void child_writer(const char *dir, int fd, long base)
+typedef struct ack {
+	int32_t row;
+	int32_t gen;
+} ack;
+
+static int env_int(const char *name, int dflt)
+{
+	const char *v = getenv(name);
+	return v && atoi(v) > 0 ? atoi(v) : dflt;
+}
+
+static void row_key(char *out, size_t cap, int id)
+{
+	snprintf(out, cap, "row%05d", id);
+}
+
+static void value_of(char *out, size_t cap, int id, int gen)
+{
+	snprintf(out, cap, "g%d:r%d", gen, id);
+}
+
+/* ---- the library killed ---------------------------------------------------- */
+
+static void child_writer(const char *dir, int fd, int gen, unsigned seed)
 {
 	sbx_db *db;
 	sbx_table *t;
 	if (sbx_db_open(&db, dir, NULL) || sbx_table_open(&t, db, "t"))
 		_exit(3);
-	for (long i = base;; i += 4) {
+	srand(seed);
+	for (long i = 0;; i++) {
 		sbx_mutation *ms[4];
+		int ids[4];
 		for (int k = 0; k < 4; k++) {
 			char row[32], val[32];
-			snprintf(row, sizeof row, "row%08ld", i + k);
-			snprintf(val, sizeof val, "v%ld", i + k);
+			/* distinct rows in a batch, in key order */
+			ids[k] = (rand() % (NROWS / 4)) * 4 + k;
+			row_key(row, sizeof row, ids[k]);
+			value_of(val, sizeof val, ids[k], gen);
 			sbx_mutation_new(&ms[k], row, strlen(row));
 			sbx_mutation_set_durability(ms[k], SBX_DURABILITY_SYNC_WAL);
 			for (int c = 0; c < COLS; c++) {
@@ -36,7 +83,7 @@ static void child_writer(const char *dir, int fd, long base)
 			}
 		}
 		int rc;
-		if ((i / 4) % 2 == 0) {
+		if (i % 2 == 0) {
 			rc = sbx_table_batch(NULL, t, ms, 4);
 		} else {
 			rc = SBX_OK;
@@ -47,13 +94,263 @@ static void child_writer(const char *dir, int fd, long base)
 			sbx_mutation_free(ms[k]);
 		if (rc)
 			_exit(4);
-		long acked = i + 3;
-		if (write(fd, &acked, sizeof acked) != sizeof acked)
+		ack a[4];
+		for (int k = 0; k < 4; k++)
+			a[k] = (ack){ids[k], gen};
+		if (write(fd, a, sizeof a) != sizeof a)
 			_exit(5);
+		gen++;
 	}
 }
 
-static void test_kill9_during_writes(void)
+/* ---- the server killed ------------------------------------------------------ */
+
+static int connect_port(int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct timeval tv = {10, 0};
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port)};
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void b64(char *out, const char *in)
+{
+	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+				"qrstuvwxyz0123456789+/";
+	size_t n = strlen(in), o = 0;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)(unsigned char)in[i] << 16;
+		if (i + 1 < n)
+			v |= (unsigned)(unsigned char)in[i + 1] << 8;
+		if (i + 2 < n)
+			v |= (unsigned char)in[i + 2];
+		out[o++] = t[(v >> 18) & 63];
+		out[o++] = t[(v >> 12) & 63];
+		out[o++] = i + 1 < n ? t[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < n ? t[v & 63] : '=';
+	}
+	out[o] = 0;
+}
+
+/* One request on a keep-alive connection; the status, -1 when the
+ * connection broke. */
+static int http_put(int fd, const char *body)
+{
+	char head[256];
+	int n = snprintf(head, sizeof head,
+			 "PUT /t/fakerow HTTP/1.1\r\nHost: x\r\n"
+			 "Content-Type: application/json\r\n"
+			 "Content-Length: %zu\r\n\r\n",
+			 strlen(body));
+	if (send(fd, head, (size_t)n, MSG_NOSIGNAL) != n ||
+	    send(fd, body, strlen(body), MSG_NOSIGNAL) != (ssize_t)strlen(body))
+		return -1;
+	char buf[4096];
+	size_t got = 0;
+	for (;;) { /* the head, then Content-Length bytes */
+		ssize_t r = recv(fd, buf + got, sizeof buf - 1 - got, 0);
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+		buf[got] = 0;
+		char *e = strstr(buf, "\r\n\r\n");
+		if (!e)
+			continue;
+		char *cl = strcasestr(buf, "Content-Length:");
+		size_t want = cl ? (size_t)atol(cl + 15) : 0;
+		if (got >= (size_t)(e + 4 - buf) + want)
+			break;
+	}
+	int status = -1;
+	sscanf(buf, "HTTP/1.1 %d", &status);
+	return status;
+}
+
+static void child_rest_writer(int port, int fd, int gen, unsigned seed)
+{
+	srand(seed);
+	int c = -1;
+	for (;;) {
+		if (c < 0 && (c = connect_port(port)) < 0)
+			_exit(6); /* the server is gone */
+		char body[4096];
+		size_t n = (size_t)sprintf(body, "{\"Row\":[");
+		int ids[4];
+		for (int k = 0; k < 4; k++) {
+			char row[32], val[32], r64[48], v64[48], c64[16];
+			ids[k] = (rand() % (NROWS / 4)) * 4 + k;
+			row_key(row, sizeof row, ids[k]);
+			value_of(val, sizeof val, ids[k], gen);
+			b64(r64, row);
+			b64(v64, val);
+			n += (size_t)sprintf(body + n, "%s{\"key\":\"%s\",\"Cell\":[",
+					     k ? "," : "", r64);
+			for (int q = 0; q < COLS; q++) {
+				char col[8] = {'c', 'f', ':', 'c', (char)('0' + q), 0};
+				b64(c64, col);
+				n += (size_t)sprintf(body + n,
+						     "%s{\"column\":\"%s\",\"$\":"
+						     "\"%s\"}",
+						     q ? "," : "", c64, v64);
+			}
+			n += (size_t)sprintf(body + n, "]}");
+		}
+		sprintf(body + n, "]}");
+		int st = http_put(c, body);
+		if (st < 0) {
+			close(c);
+			c = -1;
+			continue;
+		}
+		if (st != 200)
+			_exit(7);
+		ack a[4];
+		for (int k = 0; k < 4; k++)
+			a[k] = (ack){ids[k], gen};
+		if (write(fd, a, sizeof a) != sizeof a)
+			_exit(5);
+		gen++;
+	}
+}
+
+static int free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t l = sizeof sa;
+	int p = -1;
+	if (!bind(fd, (struct sockaddr *)&sa, sizeof sa) &&
+	    !getsockname(fd, (struct sockaddr *)&sa, &l))
+		p = ntohs(sa.sin_port);
+	close(fd);
+	return p;
+}
+
+/* Start `saltbox serve` on dir; its pid, or -1. */
+static pid_t start_server(const char *dir, int *port)
+{
+	const char *bin = getenv("SBX_SALTBOX");
+	if (!bin)
+		return -1;
+	*port = free_port();
+	char portarg[16];
+	snprintf(portarg, sizeof portarg, "%d", *port);
+	pid_t pid = fork();
+	if (pid == 0) {
+		freopen("/dev/null", "w", stdout);
+		freopen("/dev/null", "w", stderr);
+		execl(bin, bin, "serve", "--data", dir, "--port", portarg,
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 600; i++) { /* up to 60 s on a busy machine */
+		int fd = connect_port(*port);
+		if (fd >= 0) {
+			close(fd);
+			return pid;
+		}
+		struct timespec ts = {0, 100000000};
+		nanosleep(&ts, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+/* ---- the check ---------------------------------------------------------------- */
+
+/* Scan the store: every acknowledged row present with its acknowledged
+ * generation or a newer one, no row torn. *top_out: the highest
+ * generation seen (the next round writes above it). */
+static void verify(int *top_out, const char *dir, const int *acked,
+		   int round, const char *who)
+{
+	sbx_db *db;
+	REQUIRE(sbx_db_open(&db, dir, NULL) == SBX_OK);
+	sbx_table *t;
+	REQUIRE(sbx_table_open(&t, db, "t") == SBX_OK);
+	int *found = malloc(NROWS * sizeof *found);
+	REQUIRE(found);
+	for (int i = 0; i < NROWS; i++)
+		found[i] = -1;
+	int top = -1;
+	long torn = 0, lost = 0, stale = 0;
+	sbx_scanner *s;
+	CHECK_INT(sbx_scanner_open(&s, t, NULL), SBX_OK);
+	sbx_result *r;
+	while (sbx_scanner_next(s, &r) == SBX_OK) {
+		size_t n, rl;
+		const sbx_cell *c = sbx_result_cells(r, &n);
+		const uint8_t *row = sbx_result_row(r, &rl);
+		int id = atoi((const char *)row + 3);
+		int gen = -1, rid = -1;
+		if (n != COLS)
+			torn++;
+		for (size_t k = 0; k < n; k++) {
+			char v[64];
+			snprintf(v, sizeof v, "%.*s", (int)c[k].value_len,
+				 (const char *)c[k].value);
+			int g = -2, ri = -2;
+			if (sscanf(v, "g%d:r%d", &g, &ri) != 2 || ri != id ||
+			    (k && g != gen))
+				torn++;
+			gen = g;
+			rid = ri;
+		}
+		(void)rid;
+		if (id >= 0 && id < NROWS)
+			found[id] = gen;
+		top = gen > top ? gen : top;
+		sbx_result_free(r);
+	}
+	sbx_scanner_close(s);
+	for (int i = 0; i < NROWS; i++) {
+		if (acked[i] < 0)
+			continue;
+		if (found[i] < 0)
+			lost++;
+		else if (found[i] < acked[i])
+			stale++;
+		top = acked[i] > top ? acked[i] : top;
+	}
+	if (torn || lost || stale)
+		fprintf(stderr, "%s round %d: %ld torn, %ld acknowledged rows "
+				"lost, %ld with an older value than "
+				"acknowledged\n",
+			who, round, torn, lost, stale);
+	CHECK_INT(torn, 0);
+	CHECK_INT(lost, 0);
+	CHECK_INT(stale, 0);
+	free(found);
+	sbx_table_close(t);
+	sbx_db_close(db);
+	*top_out = top;
+}
+
+/* Read acknowledgements from fd until it ends, into acked. */
+static long drain_acks(int fd, int *acked, int limit)
+{
+	ack a[4];
+	long n = 0;
+	while ((limit < 0 || n < limit) && read(fd, a, sizeof a) == sizeof a) {
+		for (int k = 0; k < 4; k++)
+			if (a[k].row >= 0 && a[k].row < NROWS &&
+			    a[k].gen > acked[a[k].row])
+				acked[a[k].row] = a[k].gen;
+		n++;
+	}
+	return n;
+}
+
+static void test_kill9(void)
 {
 	const char *dir0 = test_dir("crash");
 	char dir[4096];
@@ -64,69 +361,67 @@ static void test_kill9_during_writes(void)
 	sbx_family_desc_init(&f, "cf");
 	CHECK_INT(sbx_table_create(db, "t", &f, 1), SBX_OK);
 	sbx_db_close(db);
+	int lib_rounds = env_int("SBX_CRASH_ROUNDS", 12);
+	int srv_rounds = env_int("SBX_CRASH_SERVER_ROUNDS", 4);
+	if (!getenv("SBX_SALTBOX")) {
+		printf("skip: the server rounds need SBX_SALTBOX\n");
+		srv_rounds = 0;
+	}
+	int *acked = malloc(NROWS * sizeof *acked);
+	REQUIRE(acked);
+	for (int i = 0; i < NROWS; i++)
+		acked[i] = -1;
 	srand(42);
-	long next = 0;
-	for (int round = 0; round < ROUNDS; round++) {
+	int gen = 0;
+	long total_acks = 0;
+	int rounds = lib_rounds + srv_rounds;
+	for (int round = 0; round < rounds; round++) {
+		/* server rounds spread among the library ones */
+		bool server_round = srv_rounds && round % (rounds / srv_rounds) ==
+							  (rounds / srv_rounds) - 1;
 		int p[2];
 		REQUIRE(pipe(p) == 0);
+		int port = 0;
+		pid_t srv = -1;
+		if (server_round) {
+			srv = start_server(dir, &port);
+			REQUIRE(srv > 0);
+		}
+		unsigned seed = (unsigned)rand();
 		pid_t pid = fork();
 		REQUIRE(pid >= 0);
 		if (pid == 0) {
 			close(p[0]);
-			child_writer(dir, p[1], next);
+			if (server_round)
+				child_rest_writer(port, p[1], gen, seed);
+			else
+				child_writer(dir, p[1], gen, seed);
 		}
 		close(p[1]);
 		/* kill at a random point once the writer is under way (a busy
 		 * machine may take a while to start it) */
-		long acked = next - 1, v;
-		for (int got = 0; got < 8 &&
-				  read(p[0], &v, sizeof v) == sizeof v;
-		     got++)
-			acked = v;
+		total_acks += drain_acks(p[0], acked, 8);
 		usleep((useconds_t)(rand() % 300000));
-		kill(pid, SIGKILL);
+		kill(server_round ? srv : pid, SIGKILL);
 		int status;
-		waitpid(pid, &status, 0);
+		waitpid(server_round ? srv : pid, &status, 0);
 		CHECK(WIFSIGNALED(status));
-		while (read(p[0], &v, sizeof v) == sizeof v)
-			acked = v;
-		close(p[0]);
-
-		REQUIRE(sbx_db_open(&db, dir, NULL) == SBX_OK);
-		sbx_table *t;
-		REQUIRE(sbx_table_open(&t, db, "t") == SBX_OK);
-		/* one scan: no row is half-applied, and every acknowledged
-		 * row is present */
-		size_t cap = (size_t)acked + 1024;
-		unsigned char *seen = calloc(cap, 1);
-		REQUIRE(seen);
-		sbx_scanner *s;
-		CHECK_INT(sbx_scanner_open(&s, t, NULL), SBX_OK);
-		sbx_result *r;
-		while (sbx_scanner_next(s, &r) == SBX_OK) {
-			CHECK_INT(sbx_result_size(r), COLS);
-			size_t n;
-			const uint8_t *row = sbx_result_row(r, &n);
-			long id = strtol((const char *)row + 3, NULL, 10);
-			if (id >= 0 && (size_t)id < cap)
-				seen[id] = 1;
-			sbx_result_free(r);
+		if (server_round) { /* the writer loses its server */
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
 		}
-		sbx_scanner_close(s);
-		long missing = 0;
-		for (long i = 0; i <= acked; i++)
-			missing += !seen[i];
-		if (missing)
-			fprintf(stderr, "round %d: %ld acknowledged rows lost\n",
-				round, missing);
-		CHECK_INT(missing, 0);
-		free(seen);
-		if (acked >= 0)
-			next = acked + 1; /* rewrite any unacknowledged tail */
-		sbx_table_close(t);
-		sbx_db_close(db);
+		total_acks += drain_acks(p[0], acked, -1);
+		close(p[0]);
+		int top = gen;
+		verify(&top, dir, acked, round,
+		       server_round ? "server" : "library");
+		gen = top + 1;
 	}
-	CHECK(next > ROUNDS * 4);
+	printf("%d library and %d server rounds killed, %ld acknowledged "
+	       "writes of 4 rows, every one read back\n",
+	       lib_rounds, srv_rounds, total_acks);
+	CHECK(total_acks >= rounds * 8);
+	free(acked);
 }
 
-TEST_MAIN(T(test_kill9_during_writes))
+TEST_MAIN(T(test_kill9))

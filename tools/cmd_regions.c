@@ -51,8 +51,10 @@ static void usage(FILE *out)
 		"\n"
 		"options:\n"
 		"  --data DIR            the database directory\n"
-		"  --connect URL         a running store: http://host:port (an HBase\n"
-		"                        REST gateway) or bigtable://PROJECT/INSTANCE\n"
+		"  --connect URL         instead: a running store - `saltbox serve` or\n"
+		"                        an HBase REST gateway (http://host:port),\n"
+		"                        whose live region metrics list and stats\n"
+		"                        then show, or bigtable://PROJECT/INSTANCE\n"
 		"  --json                list, stats: JSON\n"
 		"  --buckets N           stats --json: also the last N load buckets\n"
 		"  -h, --help            this help\n");

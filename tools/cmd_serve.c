@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ static void serve_usage(FILE *out)
 		"                     [--bind 127.0.0.1]\n"
 		"                     [--read-only] [--token T | --token-file PATH]\n"
 		"                     [--public-read] [--max-body BYTES] [--threads N]\n"
+		"                     [--max-inflight-body BYTES] [--min-free BYTES]\n"
 		"                     [--page-cells N] [--scanner-idle SECONDS]\n"
 		"                     [--max-scanners N] [--max-client-scanners N]\n"
 		"                     [--max-connections N] [--max-ip-connections N]\n"
@@ -45,6 +47,12 @@ static void serve_usage(FILE *out)
 		"  --token-file PATH   the token is the first line of PATH\n"
 		"  --public-read       with a token: reads and scanners need none\n"
 		"  --max-body BYTES    largest request body (default 67108864; 413 above)\n"
+		"  --max-inflight-body BYTES\n"
+		"                      request bodies held at once, all requests\n"
+		"                      together (default 268435456; 503 with\n"
+		"                      Retry-After beyond it; 0 = no limit)\n"
+		"  --min-free BYTES    refuse writes (503) while the store's disk has\n"
+		"                      less free (default 268435456; 0 = no check)\n"
 		"  --threads N         worker threads (default 2 x CPUs)\n"
 		"  --page-cells N      most cells in one scanner page (default 10000)\n"
 		"  --scanner-idle S    idle scanners expire after S seconds (default 60)\n"
@@ -116,6 +124,8 @@ int cmd_serve(int argc, char **argv)
 		{"read-only", no_argument, NULL, 'r'},
 		{"token", required_argument, NULL, 't'},
 		{"max-body", required_argument, NULL, 'm'},
+		{"max-inflight-body", required_argument, NULL, 'B'},
+		{"min-free", required_argument, NULL, 'f'},
 		{"threads", required_argument, NULL, 'T'},
 		{"page-cells", required_argument, NULL, 'c'},
 		{"scanner-idle", required_argument, NULL, 'i'},
@@ -138,6 +148,7 @@ int cmd_serve(int argc, char **argv)
 	bool data_given = false;
 	const char *trace = NULL;
 	int64_t bucket_ms = 0;
+	long long min_free = -1;
 	static char token_buf[1024];
 	so.token = getenv("SALTBOX_TOKEN");
 	if (so.token && !*so.token)
@@ -167,6 +178,16 @@ int cmd_serve(int argc, char **argv)
 			if (parse_size(optarg, 1, (long long)1 << 40, &v))
 				goto bad;
 			so.max_body_bytes = (size_t)v;
+			break;
+		case 'f':
+			if (parse_size(optarg, 0, (long long)1 << 50, &v))
+				goto bad;
+			min_free = v;
+			break;
+		case 'B':
+			if (parse_size(optarg, 0, (long long)1 << 40, &v))
+				goto bad;
+			so.max_inflight_body_bytes = (size_t)v;
 			break;
 		case 'T':
 			if (parse_size(optarg, 1, 1024, &v))
@@ -252,12 +273,20 @@ int cmd_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	/* Large request bodies in their own mappings, given back to the
+	 * system when freed: glibc would otherwise raise its mmap threshold
+	 * to the size of the last freed block (up to 32 MiB) and keep such
+	 * bodies in heap arenas that never shrink. */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+
 	sbx_db *db;
 	sbx_db_options dbo;
 	sbx_db_options_init(&dbo);
 	dbo.trace_path = trace;
 	if (bucket_ms)
 		dbo.metrics_bucket_ms = bucket_ms;
+	if (min_free >= 0)
+		dbo.min_free_bytes = (uint64_t)min_free;
 	int rc = url ? sbx_db_connect(&db, url) : sbx_db_open(&db, data, &dbo);
 	if (!rc && url && trace && (rc = sbx_db_trace(db, trace)))
 		sbx_db_close(db);

@@ -543,7 +543,8 @@ static void usage(FILE *out)
 		"options:\n"
 		"  --data DIR   database directory (default ./saltbox-data)\n"
 		"  --connect URL\n"
-		"               a running store instead (see above)\n"
+		"               a running store instead (see above; what the\n"
+		"               store cannot express is refused with the reason)\n"
 		"  -k, --keep-going\n"
 		"               in a script, report a failed command and go "
 		"on;\n"
@@ -567,18 +568,18 @@ int cmd_shell(int argc, char **argv)
 				return 2;
 			}
 			dir = argv[i];
+		} else if (!strcmp(argv[i], "--connect")) {
+			if (++i >= argc) {
+				fprintf(stderr, "saltbox shell: --connect needs a "
+						"URL\n");
+				return 2;
+			}
+			url = argv[i];
 		} else if (!strcmp(argv[i], "-k") ||
 			   !strcmp(argv[i], "--keep-going")) {
 			keep_going = true;
 		} else if (!strncmp(argv[i], "--data=", 7)) {
 			dir = argv[i] + 7;
-		} else if (!strcmp(argv[i], "--connect")) {
-			if (++i >= argc) {
-				fprintf(stderr, "saltbox shell: --connect needs "
-						"a URL\n");
-				return 2;
-			}
-			url = argv[i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "saltbox shell: unknown option '%s'\n",
 				argv[i]);

@@ -38,6 +38,13 @@ typedef struct sbx_db_options {
 	 * Scans are recorded by their start row; scans from the table start
 	 * are not recorded. The string is copied by sbx_db_open. */
 	const char *trace_path;
+	/* Free-space floor in bytes (default 256 MiB): writes are refused with
+	 * SBX_EIO ("disk full: ...") while the store's file system has less
+	 * free, before RocksDB meets a full disk (which Debian's RocksDB does
+	 * not survive); reads go on, and writes resume once space is freed.
+	 * The floor must hold what RocksDB still writes: memtable flushes (up
+	 * to 64 MiB a family) and compactions. 0 turns the check off. */
+	uint64_t min_free_bytes;
 } sbx_db_options;
 
 /* Fill *opts with the defaults above. Cannot fail. */

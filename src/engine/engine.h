@@ -141,6 +141,12 @@ typedef struct engine {
 	uint64_t next_table_id;
 
 
+	/* The free-space floor (opts.min_free_bytes, util.c): free bytes at
+	 * the last statvfs, when it was, and bytes written since. */
+	_Atomic uint64_t space_free;
+	_Atomic int64_t space_checked_ms;
+	_Atomic uint64_t space_written;
+
 	int nservers; /* modelled region servers */
 	int server_regions[ENGINE_MAX_SERVERS]; /* under admin_lock */
 
@@ -154,7 +160,12 @@ typedef struct table_handle {
 	table *t;
 } table_handle;
 
-/* ---- util.c: the clock, RocksDB errors ---- */
+/* ---- util.c: the clock, RocksDB errors, the free-space floor ---- */
+/* SBX_OK, or SBX_EIO ("disk full: ...") when writing `bytes` more would
+ * take the store's file system below opts.min_free_bytes. The free space
+ * is read (statvfs) at most every 100 ms, or sooner once an eighth of the
+ * floor has been written since. */
+int engine_space_check(engine *e, size_t bytes);
 /* Wall-clock milliseconds (sbx_clock_now_ms): the engine's one read of the
  * time, but for regions.c's coarse clock of load buckets. */
 int64_t engine_now_ms(void);

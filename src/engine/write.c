@@ -352,6 +352,11 @@ static int build_row_batch(engine *e, table *t, const sbx_mutation *m,
 
 static int commit(engine *e, rocksdb_writebatch_t *wb, sbx_durability d)
 {
+	size_t size;
+	rocksdb_writebatch_data(wb, &size);
+	int rc = engine_space_check(e, size);
+	if (rc)
+		return rc;
 	char *err = NULL;
 	rocksdb_write(e->db, write_options(e, d), wb, &err);
 	return err ? engine_rocks_error(err, "write") : SBX_OK;

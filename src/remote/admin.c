@@ -589,6 +589,15 @@ int remote_regions(sbx_region_info **out, size_t *n, void *p, const char *table)
 		if (rc == SBX_OK)
 			rc = b64_field(&r[i].end_key, &r[i].end_len, jr, "endKey");
 		const char *ls = json_is_string(loc) ? json_string_value(loc) : "";
+		/* a saltbox gateway names its modelled servers "server-N:port"
+		 * (N is the server, as /status/cluster lists them); any other
+		 * gateway: servers numbered by first appearance */
+		int modelled = -1, used = 0;
+		if (sscanf(ls, "server-%d:%*d%n", &modelled, &used) == 1 &&
+		    used > 0 && !ls[used] && modelled >= 0 && modelled < 100000) {
+			r[i].server = modelled;
+			continue;
+		}
 		size_t s = 0;
 		while (s < nloc && strcmp(locations[s], ls))
 			s++;

@@ -33,7 +33,7 @@ static void len_text(char *out, size_t n, size_t v)
 
 /* One row of the element table, as text. */
 typedef struct explain_row {
-	char no[8], name[80], type[64], bytes[32], off[24];
+	char no[24], name[80], type[64], bytes[48], off[24];
 	const char *order, *layout;
 } explain_row;
 

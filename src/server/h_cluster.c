@@ -201,8 +201,15 @@ typedef struct status_region {
 	char *name;
 	size_t name_len;
 	int stores;
+	int server;
 	sbx_region_metrics m;
 } status_region;
+
+static unsigned long long region_requests(const status_region *r)
+{
+	return (unsigned long long)(r->m.read_request_count +
+				    r->m.write_request_count);
+}
 
 static void status_region_json(sbx_buf *b, const status_region *r, bool first)
 {
@@ -236,6 +243,47 @@ static void status_region_xml(sbx_buf *b, const status_region *r)
 			(unsigned long long)r->m.write_request_count);
 }
 
+/* Every region of every table with the modelled server it is on. */
+static int status_regions(status_region **out, size_t *n, sbx_db *db)
+{
+	char **tables;
+	*out = NULL;
+	*n = 0;
+	int rc = sbx_table_list(&tables, db);
+	if (rc)
+		return rc;
+	status_region *regions = NULL;
+	size_t nregions = 0;
+	for (size_t i = 0; !rc && tables[i]; i++) {
+		rest_regions_list l;
+		sbx_table_info *info = NULL;
+		if (rest_regions(&l, db, tables[i]))
+			continue; /* dropped meanwhile */
+		sbx_table_describe(&info, db, tables[i]);
+		status_region *nr =
+		    sbx_realloc(regions, (nregions + l.n + 1) * sizeof *nr);
+		if (!nr)
+			rc = SBX_ENOMEM;
+		for (size_t j = 0; nr && j < l.n; j++) {
+			regions = nr;
+			status_region *r = &regions[nregions++];
+			r->name = sbx_strdup(l.r[j].name);
+			r->name_len = r->name ? strlen(r->name) : 0;
+			r->stores = info ? (int)info->nfamilies : 1;
+			r->server = l.r[j].server;
+			r->m = l.r[j].metrics;
+		}
+		if (nr)
+			regions = nr;
+		sbx_table_info_free(info);
+		rest_regions_free(&l);
+	}
+	sbx_strv_free(tables);
+	*out = regions;
+	*n = nregions;
+	return rc;
+}
+
 void h_cluster_status(rest_request *rq, rest_response *rs)
 {
 	static const rest_fmt produces[] = {REST_FMT_TEXT, REST_FMT_XML,
@@ -243,72 +291,96 @@ void h_cluster_status(rest_request *rq, rest_response *rs)
 	rest_fmt fmt;
 	if (!rest_allow(rq, rs, ALLOW_GET) || !rest_accept(rq, rs, produces, 3, &fmt))
 		return;
-	char **tables;
-	int rc = sbx_table_list(&tables, rq->srv->db);
-	if (rc)
+	status_region *regions;
+	size_t nregions;
+	int rc = status_regions(&regions, &nregions, rq->srv->db);
+	if (rc) {
+		for (size_t i = 0; i < nregions; i++)
+			free(regions[i].name);
+		free(regions);
 		return rest_sbx_error(rs, rc);
-	status_region *regions = NULL;
-	size_t nregions = 0;
-	for (size_t i = 0; tables[i]; i++) {
-		rest_regions_list l;
-		sbx_table_info *info = NULL;
-		if (rest_regions(&l, rq->srv->db, tables[i]))
-			continue; /* dropped meanwhile */
-		sbx_table_describe(&info, rq->srv->db, tables[i]);
-		status_region *nr =
-		    sbx_realloc(regions, (nregions + l.n) * sizeof *nr);
-		if (nr) {
-			regions = nr;
-			for (size_t j = 0; j < l.n; j++) {
-				status_region *r = &regions[nregions++];
-				r->name = sbx_strdup(l.r[j].name);
-				r->name_len = r->name ? strlen(r->name) : 0;
-				r->stores = info ? (int)info->nfamilies : 1;
-				r->m = l.r[j].metrics;
-			}
-		}
-		sbx_table_info_free(info);
-		rest_regions_free(&l);
 	}
-	sbx_strv_free(tables);
-	long long requests = rq->srv->requests;
+	/* the live nodes: the modelled region servers; a server's requests
+	 * are its regions' read and write requests (HBase's
+	 * ServerLoad.getNumberOfRequests), the cluster's their sum, the
+	 * average load regions per server */
+	int servers = sbx_db_region_servers(rq->srv->db);
+	if (servers < 1)
+		servers = 1;
+	unsigned long long total = 0;
+	for (size_t i = 0; i < nregions; i++) {
+		if (regions[i].server < 0 || regions[i].server >= servers)
+			regions[i].server = 0;
+		total += region_requests(&regions[i]);
+	}
+	char load[32];
+	snprintf(load, sizeof load, "%.4f", (double)nregions / servers);
 	sbx_buf *b = &rs->body;
 	rs->no_cache = true;
-	const char *node = rq->srv->host_port;
+	long long start = (long long)rq->srv->start_ms;
 	if (fmt == REST_FMT_JSON) {
-		sbx_buf_printf(b, "{\"regions\":%zu,\"requests\":%lld,"
-				   "\"averageLoad\":%zu.0,\"LiveNodes\":[{\"name\":",
-				nregions, requests, nregions);
-		rest_json_string(b, node, strlen(node));
-		rest_buf_puts(b, ",\"Region\":[");
-		for (size_t i = 0; i < nregions; i++)
-			status_region_json(b, &regions[i], i == 0);
-		sbx_buf_printf(b, "],\"requests\":%lld,\"startCode\":%lld,"
-				   "\"heapSizeMB\":0,\"maxHeapSizeMB\":0}],"
-				   "\"DeadNodes\":[]}",
-				requests, (long long)rq->srv->start_ms);
+		sbx_buf_printf(b, "{\"regions\":%zu,\"requests\":%llu,"
+				   "\"averageLoad\":%s,\"LiveNodes\":[",
+				nregions, total, load);
 	} else if (fmt == REST_FMT_XML) {
 		sbx_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
 				   "standalone=\"yes\"?><ClusterStatus "
-				   "averageLoad=\"%zu.0\" regions=\"%zu\" "
-				   "requests=\"%lld\"><DeadNodes/><LiveNodes>"
-				   "<Node name=\"%s\" startCode=\"%lld\" "
-				   "requests=\"%lld\" heapSizeMB=\"0\" "
-				   "maxHeapSizeMB=\"0\">",
-				nregions, nregions, requests, node,
-				(long long)rq->srv->start_ms, requests);
-		for (size_t i = 0; i < nregions; i++)
-			status_region_xml(b, &regions[i]);
-		rest_buf_puts(b, "</Node></LiveNodes></ClusterStatus>");
+				   "averageLoad=\"%s\" regions=\"%zu\" "
+				   "requests=\"%llu\"><DeadNodes/><LiveNodes>",
+				load, nregions, total);
 	} else {
-		sbx_buf_printf(b, "1 live servers, 0 dead servers, %zu.0 average "
-				   "load\n\n1 live servers\n    %s\n        "
-				   "requests=%lld, regions=%zu\n",
-				nregions, node, requests, nregions);
-		for (size_t i = 0; i < nregions; i++)
-			sbx_buf_printf(b, "        %s\n", regions[i].name);
-		rest_buf_puts(b, "\n0 dead servers\n");
+		sbx_buf_printf(b, "%d live servers, 0 dead servers, %s average "
+				   "load\n\n%d live servers\n",
+				servers, load, servers);
 	}
+	for (int s = 0; s < servers; s++) {
+		char node[48];
+		rest_node_name(node, sizeof node, s);
+		unsigned long long req = 0;
+		size_t held = 0;
+		for (size_t i = 0; i < nregions; i++)
+			if (regions[i].server == s) {
+				req += region_requests(&regions[i]);
+				held++;
+			}
+		if (fmt == REST_FMT_JSON) {
+			rest_buf_puts(b, s ? ",{\"name\":" : "{\"name\":");
+			rest_json_string(b, node, strlen(node));
+			rest_buf_puts(b, ",\"Region\":[");
+			bool first = true;
+			for (size_t i = 0; i < nregions; i++)
+				if (regions[i].server == s) {
+					status_region_json(b, &regions[i], first);
+					first = false;
+				}
+			sbx_buf_printf(b, "],\"requests\":%llu,\"startCode\":%lld,"
+					   "\"heapSizeMB\":0,\"maxHeapSizeMB\":0}",
+					req, start);
+		} else if (fmt == REST_FMT_XML) {
+			sbx_buf_printf(b, "<Node name=\"%s\" startCode=\"%lld\" "
+					   "requests=\"%llu\" heapSizeMB=\"0\" "
+					   "maxHeapSizeMB=\"0\">",
+					node, start, req);
+			for (size_t i = 0; i < nregions; i++)
+				if (regions[i].server == s)
+					status_region_xml(b, &regions[i]);
+			rest_buf_puts(b, "</Node>");
+		} else {
+			sbx_buf_printf(b, "    %s %lld\n        requests=%llu, "
+					   "regions=%zu\n",
+					node, start, req, held);
+			for (size_t i = 0; i < nregions; i++)
+				if (regions[i].server == s)
+					sbx_buf_printf(b, "        %s\n",
+						       regions[i].name);
+		}
+	}
+	if (fmt == REST_FMT_JSON)
+		rest_buf_puts(b, "],\"DeadNodes\":[]}");
+	else if (fmt == REST_FMT_XML)
+		rest_buf_puts(b, "</LiveNodes></ClusterStatus>");
+	else
+		rest_buf_puts(b, "\n0 dead servers\n");
 	for (size_t i = 0; i < nregions; i++)
 		free(regions[i].name);
 	free(regions);

@@ -300,7 +300,7 @@ void h_regions(rest_request *rq, rest_response *rs)
 		return rest_sbx_error(rs, rc);
 	sbx_buf *b = &rs->body;
 	const char *t = rq->route.table;
-	const char *loc = rq->srv->host_port;
+	char loc[48];
 	rs->no_cache = true;
 	if (fmt == REST_FMT_JSON) {
 		rest_buf_puts(b, "{\"name\":");
@@ -310,6 +310,7 @@ void h_regions(rest_request *rq, rest_response *rs)
 			const sbx_region_info *r = &l.r[i];
 			rest_buf_puts(b, i ? ",{\"endKey\":\"" : "{\"endKey\":\"");
 			rest_b64_encode(b, r->end_key, r->end_len);
+			rest_node_name(loc, sizeof loc, r->server);
 			sbx_buf_printf(b, "\",\"id\":%llu,\"location\":",
 					(unsigned long long)r->id);
 			rest_json_string(b, loc, strlen(loc));
@@ -327,6 +328,7 @@ void h_regions(rest_request *rq, rest_response *rs)
 		rest_buf_puts(b, "\">");
 		for (size_t i = 0; i < l.n; i++) {
 			const sbx_region_info *r = &l.r[i];
+			rest_node_name(loc, sizeof loc, r->server);
 			rest_buf_puts(b, "<Region endKey=\"");
 			rest_b64_encode(b, r->end_key, r->end_len);
 			sbx_buf_printf(b, "\" id=\"%llu\" location=\"%s\" name=\"",
@@ -342,6 +344,7 @@ void h_regions(rest_request *rq, rest_response *rs)
 		for (size_t i = 0; i < l.n; i++) {
 			const sbx_region_info *r = &l.r[i];
 			sbx_buf m = {0};
+			rest_node_name(loc, sizeof loc, r->server);
 			pb_put_bytes(&m, 1, r->name, strlen(r->name));
 			pb_put_bytes(&m, 2, r->start_key, r->start_len);
 			pb_put_bytes(&m, 3, r->end_key, r->end_len);
@@ -351,8 +354,10 @@ void h_regions(rest_request *rq, rest_response *rs)
 			sbx_buf_free(&m);
 		}
 	} else {
-		for (size_t i = 0; i < l.n; i++)
+		for (size_t i = 0; i < l.n; i++) {
+			rest_node_name(loc, sizeof loc, l.r[i].server);
 			sbx_buf_printf(b, "%s [location: %s]\n", l.r[i].name, loc);
+		}
 	}
 	rest_regions_free(&l);
 }

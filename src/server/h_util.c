@@ -94,6 +94,11 @@ int rest_regions(rest_regions_list *out, sbx_db *db, const char *table)
 	return sbx_table_regions(&out->r, &out->n, db, table);
 }
 
+void rest_node_name(char *out, size_t cap, int server)
+{
+	snprintf(out, cap, "server-%d:%d", server, REST_NODE_PORT);
+}
+
 void rest_regions_free(rest_regions_list *l)
 {
 	if (l->r)

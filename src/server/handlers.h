@@ -35,6 +35,12 @@ typedef struct rest_regions_list {
 int rest_regions(rest_regions_list *out, sbx_db *db, const char *table);
 void rest_regions_free(rest_regions_list *l);
 
+/* The name of modelled region server `server` as the gateway reports it
+ * (a region's location, a LiveNode of /status/cluster): "server-N:16020",
+ * the server-N that the shell's list_regions and status print. */
+#define REST_NODE_PORT 16020
+void rest_node_name(char *out, size_t cap, int server);
+
 /*
  * Stream the rows of an open scanner as a CellSet (the response takes
  * over t, s, f and first, which may be NULL). pb_frames: HBase's stateless

@@ -27,6 +27,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <malloc.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
@@ -39,12 +40,17 @@ typedef int MHD_RESULT;
 typedef enum MHD_Result MHD_RESULT;
 #endif
 
+/* A request whose body held this much gives freed memory back on its way
+ * out (malloc_trim). */
+#define REST_TRIM_BYTES ((size_t)1 << 20)
+
 void sbx_server_opts_init(sbx_server_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->bind = "127.0.0.1";
 	o->port = 8080;
 	o->max_body_bytes = 64u << 20;
+	o->max_inflight_body_bytes = 256u << 20;
 	o->max_page_cells = 10000;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	o->threads = cpus > 0 ? (int)(2 * cpus) : 4;
@@ -69,6 +75,7 @@ typedef struct request_ctx {
 	bool admitted;    /* the access handler has run once */
 	bool rejected;    /* a response was queued before the body */
 	bool authed;
+	size_t reserved;  /* bytes of srv->inflight_body this request holds */
 	rest_kv *headers;
 	size_t nheaders, headers_cap;
 	char client[INET6_ADDRSTRLEN];
@@ -223,6 +230,49 @@ static rest_request request_of(rest_server *srv, request_ctx *ctx,
 			      .authed = ctx->authed};
 }
 
+/* Take `n` more bytes of the in-flight body budget for ctx; false (nothing
+ * taken) when that would pass the cap. */
+static bool body_reserve(rest_server *srv, request_ctx *ctx, size_t n)
+{
+	size_t cap = srv->opts.max_inflight_body_bytes;
+	size_t cur = atomic_load(&srv->inflight_body);
+	do {
+		if (cap && (n > cap || cur > cap - n))
+			return false;
+	} while (!atomic_compare_exchange_weak(&srv->inflight_body, &cur,
+					       cur + n));
+	ctx->reserved += n;
+	return true;
+}
+
+/* Give the budget back; after a large body, hand freed memory back to the
+ * system (glibc keeps freed heap pages of its arenas otherwise). */
+static void body_release(rest_server *srv, request_ctx *ctx)
+{
+	if (!ctx->reserved)
+		return;
+	atomic_fetch_sub(&srv->inflight_body, ctx->reserved);
+	if (ctx->reserved >= REST_TRIM_BYTES)
+		malloc_trim(0);
+	ctx->reserved = 0;
+}
+
+/* 503 for a body the budget cannot hold now: the client retries. */
+static MHD_RESULT body_busy(rest_server *srv, struct MHD_Connection *conn,
+			    request_ctx *ctx, size_t want)
+{
+	ctx->rejected = true;
+	rest_response rs = {0};
+	rest_error(&rs, 503, "request bodies in flight would pass the "
+			     "server's %zu-byte limit (this one: %zu bytes); "
+			     "retry later",
+		   srv->opts.max_inflight_body_bytes, want);
+	rest_set_header(&rs, "Retry-After", "1");
+	MHD_RESULT ret = send_response(conn, &rs, false, true);
+	rest_response_free(&rs);
+	return ret;
+}
+
 /* First call, headers complete: admit or refuse before any body is read. */
 static MHD_RESULT admit(rest_server *srv, struct MHD_Connection *conn,
 			request_ctx *ctx, const char *url, rest_method m)
@@ -245,6 +295,14 @@ static MHD_RESULT admit(rest_server *srv, struct MHD_Connection *conn,
 		close = true;
 	} else if (rest_admit(&rq, &rs, &close)) {
 		ctx->authed = rq.authed;
+		/* a declared body is reserved whole before a byte of it is
+		 * read, and its buffer made once at its size */
+		const char *cl = rest_header(&rq, "Content-Length");
+		size_t len = cl ? (size_t)strtoull(cl, NULL, 10) : 0;
+		if (len && !body_reserve(srv, ctx, len))
+			return body_busy(srv, conn, ctx, len);
+		if (len && sbx_buf_reserve(&ctx->body, len))
+			return MHD_NO;
 		return MHD_YES;
 	}
 	ctx->rejected = true;
@@ -278,6 +336,13 @@ static MHD_RESULT on_request(void *cls, struct MHD_Connection *conn,
 			snprintf(msg, sizeof msg, "request body over the %zu-byte "
 						  "limit", srv->opts.max_body_bytes);
 			return quick_error(conn, 413, msg);
+		}
+		/* a chunked body reserves as it comes */
+		size_t need = ctx->body.len + *upload_size;
+		if (need > ctx->reserved &&
+		    !body_reserve(srv, ctx, need - ctx->reserved)) {
+			*upload_size = 0;
+			return body_busy(srv, conn, ctx, need);
 		}
 		if (sbx_buf_append(&ctx->body, upload_data, *upload_size))
 			return MHD_NO;
@@ -332,6 +397,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 	if (!ctx)
 		return;
 	sbx_buf_free(&ctx->body);
+	body_release(srv, ctx);
 	free(ctx->query);
 	free(ctx->headers);
 	free(ctx);

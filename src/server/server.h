@@ -22,6 +22,9 @@ typedef struct sbx_server_opts {
 	const char *token;         /* bearer token for every request, NULL = none */
 	bool public_read;          /* with a token: reads need none */
 	size_t max_body_bytes;     /* 413 above this, default 64 MiB */
+	size_t max_inflight_body_bytes; /* request bodies held at once, all
+				    * requests together; 503 with Retry-After
+				    * beyond it, default 256 MiB */
 	size_t max_page_cells;     /* cells per scanner page, default 10000 */
 	int threads;               /* worker threads, default 2 x CPUs */
 	int64_t scanner_idle_ms;   /* idle scanners expire, default 60 s */
