@@ -747,6 +747,85 @@ static void test_declarations(void)
 	sbx_db_close(d);
 }
 
-TEST_MAIN(T(test_layout), T(test_put_get_delete), T(test_siblings),
+static void test_view(void)
+{
+	REQUIRE(setup("ds_view", false));
+	sbx_ds_key *c = root(7), *p1 = child(c, PHOTO, 1), *p2 = child(c, PHOTO, 2),
+		   *cm = child(p1, COMMENT, 1);
+	Dstest__Couple cp = DSTEST__COUPLE__INIT;
+	cp.name = "alice+bob";
+	cp.has_since = true;
+	cp.since = 20110101;
+	CHECK_INT(sbx_ds_put(ds, NULL, c, &cp.base), SBX_OK);
+	CHECK_INT(put_photo(NULL, p1, "beach", 1000, "alice"), SBX_OK);
+	CHECK_INT(put_photo(NULL, p2, "say \"hi\"", 2000, "bob"), SBX_OK);
+	Dstest__Comment co = DSTEST__COMMENT__INIT;
+	co.text = "nice";
+	CHECK_INT(sbx_ds_put(ds, NULL, cm, &co.base), SBX_OK);
+	sbx_table *t = NULL;
+	sbx_buf row = {0}, out = {0};
+	sbx_ds_key_encode_row(&row, c);
+	CHECK_INT(sbx_table_open(&t, db, "couples"), SBX_OK);
+	sbx_column fam = {SBX_DS_FAMILY, NULL, 0};
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	o.columns = &fam;
+	o.ncolumns = 1;
+	sbx_result *r = NULL;
+	CHECK_INT(sbx_table_get(&r, t, row.data, row.len, &o), SBX_OK);
+	size_t n = 0;
+	const sbx_cell *cells = sbx_result_cells(r, &n);
+	CHECK_INT(n, 6);
+	CHECK_INT(sbx_ds_format_row(&out, ds, cells, n), SBX_OK);
+	CHECK_MEM(out.data, out.len,
+		  "Couple:7 {name: \"alice+bob\", since: 20110101}\n"
+		  "  Photo: count 2, next id 3\n"
+		  "  Photo:1 {caption: \"beach\", taken: 1000, owner: \"alice\"}\n"
+		  "    Comment: count 1, next id 2\n"
+		  "    Comment:1 {text: \"nice\"}\n"
+		  "  Photo:2 {caption: \"say \\\"hi\\\"\", taken: 2000, owner: "
+		  "\"bob\"}\n");
+	/* without a datastore: kinds and fields by number */
+	out.len = 0;
+	CHECK_INT(sbx_ds_format_row(&out, NULL, cells, 2), SBX_OK);
+	CHECK_MEM(out.data, out.len,
+		  "1:7 {1: \"alice+bob\", 2: 20110101}\n"
+		  "  3: count 2, next id 3\n");
+	/* bytes that are not protobuf, a column that is not the datastore's */
+	out.len = 0;
+	CHECK_INT(sbx_ds_format_entity(&out, NULL, NULL,
+				       (const uint8_t *)"\x08\x96\x01\x12\x02\x00\x01", 7),
+		  SBX_OK);
+	CHECK_MEM(out.data, out.len, "{1: 150, 2: 0x0001}");
+	out.len = 0;
+	CHECK_INT(sbx_ds_format_entity(&out, NULL, NULL,
+				       (const uint8_t *)"\x0a\x05" "ab", 4),
+		  SBX_EBADVALUE);
+	CHECK_STR(sbx_errmsg(), "byte 2: a field of 5 bytes runs past the end");
+	sbx_cell odd = cells[0];
+	odd.qualifier = (const uint8_t *)"zz";
+	odd.qualifier_len = 2;
+	sbx_cell two[2] = {cells[0], odd};
+	two[0].value = (const uint8_t *)"\x0f";
+	two[0].value_len = 1;
+	out.len = 0;
+	CHECK_INT(sbx_ds_format_row(&out, ds, two, 2), SBX_OK);
+	CHECK_MEM(out.data, out.len,
+		  "Couple:7 (malformed entity: byte 0: wire type 7 is not 0, 1, "
+		  "2 or 5)\n"
+		  "not a datastore column: zz (byte 2: the qualifier ends "
+		  "before its flag byte)\n");
+	sbx_result_free(r);
+	sbx_table_close(t);
+	sbx_buf_free(&row);
+	sbx_buf_free(&out);
+	sbx_ds_key_free(c);
+	sbx_ds_key_free(p1);
+	sbx_ds_key_free(p2);
+	sbx_ds_key_free(cm);
+	teardown();
+}
+
+TEST_MAIN(T(test_layout), T(test_view), T(test_put_get_delete), T(test_siblings),
 	  T(test_txn), T(test_unknown_fields), T(test_indexes),
 	  T(test_declarations))

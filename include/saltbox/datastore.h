@@ -149,7 +149,8 @@ typedef struct sbx_ds_kind_desc {
 	uint16_t kind;	  /* 1..65535, unique */
 	const char *name; /* unique, e.g. "Photo" (copied) */
 	/* The entity's message (borrowed: a generated descriptor lives for
-	 * the program's life). */
+	 * the program's life). NULL: a kind that is only named, for viewing
+	 * (sbx_ds_format_row); its entities cannot be put or got. */
 	const struct ProtobufCMessageDescriptor *message;
 	/* Roots of this kind: the table of their rows (NULL = the
 	 * datastore's table) and a key design for the row key whose fields
@@ -169,7 +170,7 @@ SBX_API int sbx_ds_open(sbx_ds **out, sbx_db *db, const char *table,
 /* NULL is ignored. Cannot fail. */
 SBX_API void sbx_ds_close(sbx_ds *ds);
 
-/* Register a kind. Errors: SBX_EINVAL (kind 0, no name or message, a kind
+/* Register a kind. Errors: SBX_EINVAL (kind 0, no name, a kind
  * or name already registered, a bad table name, a row design that does
  * not parse or uses fields other than id and kind), SBX_EBUSY (after
  * sbx_ds_prepare). */
@@ -357,6 +358,37 @@ SBX_API int sbx_ds_scan_kind(sbx_ds_iter **out, sbx_ds *ds, sbx_txn *txn,
 SBX_API int sbx_ds_index_scan(sbx_ds_iter **out, sbx_ds *ds, sbx_txn *txn,
 			      const char *index, const sbx_keycond *conds,
 			      size_t n, bool reverse, size_t limit);
+
+/* ---- viewing ------------------------------------------------------------- */
+
+/*
+ * Append an entity's bytes as text: with its kind registered in ds (may be
+ * NULL), the message's fields by name, `{caption: "beach", taken: 1000}`,
+ * and fields its schema does not know by number; otherwise every field by
+ * number from the protobuf wire format, `{1: "beach", 2: 1000}`
+ * (length-delimited fields as text when printable, else 0xHEX). Errors:
+ * SBX_EBADVALUE (not protobuf: the message gives the byte offset; out
+ * keeps what was appended before the bad byte), SBX_ENOMEM.
+ */
+SBX_API int sbx_ds_format_entity(sbx_buf *out, const sbx_ds *ds,
+				 const sbx_ds_key *key, const uint8_t *bytes,
+				 size_t len);
+/*
+ * Append one row as its entity tree, one line per entity or collection,
+ * indented by depth, in the tree's order (a parent, then its collections
+ * kind by kind, each collection's metadata before its items):
+ *   Couple:7 {name: "alice+bob"}
+ *     Photo: count 2, next id 3
+ *     Photo:1 {caption: "beach"}
+ *       Comment: count 1, next id 2
+ *       Comment:1 {text: "nice"}
+ * cells are the row's cells (family SBX_DS_FAMILY; others are skipped);
+ * a column that is not a datastore column or an entity that does not
+ * decode is shown as such on its line, never fatal. ds may be NULL (kinds
+ * by number). Errors: SBX_ENOMEM only.
+ */
+SBX_API int sbx_ds_format_row(sbx_buf *out, const sbx_ds *ds,
+			      const sbx_cell *cells, size_t n);
 
 /* The random 64-bit id sbx_ds_key_root_random uses. Errors: SBX_EIO. */
 SBX_API int sbx_ds_random_id(uint64_t *out);

@@ -230,12 +230,11 @@ int sbx_ds_register_kind(sbx_ds *ds, const sbx_ds_kind_desc *d)
 	int rc = not_yet(ds, "sbx_ds_register_kind");
 	if (rc)
 		return rc;
-	if (!d || d->kind == 0 || !d->name || !*d->name || !d->message)
+	if (!d || d->kind == 0 || !d->name || !*d->name)
 		return sbx_error_set(SBX_EINVAL,
 				     "sbx_ds_register_kind: a kind needs a "
-				     "number 1..65535, a name and a message "
-				     "descriptor");
-	if (d->message->magic != PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC)
+				     "number 1..65535 and a name");
+	if (d->message && d->message->magic != PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC)
 		return sbx_error_set(SBX_EINVAL,
 				     "kind %s: the message descriptor is not a "
 				     "protobuf-c message descriptor",
@@ -396,9 +395,10 @@ int sbx_ds_add_index(sbx_ds *ds, const sbx_ds_index_desc *d)
 				     "sbx_ds_add_index: an index needs a name "
 				     "and a design");
 	const ds_kind *k = ds_kind_find(ds, d->kind);
-	if (!k)
+	if (!k || !k->msg)
 		return sbx_error_set(SBX_EINVAL,
-				     "index %s: kind %u is not registered",
+				     "index %s: kind %u is not registered "
+				     "with a message",
 				     d->name, (unsigned)d->kind);
 	for (size_t i = 0; i < ds->nindexes; i++)
 		if (!strcmp(ds->indexes[i].name, d->name))
@@ -532,11 +532,12 @@ int sbx_ds_entity_decode(ProtobufCMessage **out, const sbx_ds *ds,
 	*out = NULL;
 	const ds_kind *k = ds_kind_find(ds, sbx_ds_key_kind(key));
 	char name[300];
-	if (!k) {
+	if (!k || !k->msg) {
 		ds_key_name(name, sizeof name, ds, key);
 		return sbx_error_set(SBX_EINVAL,
-				     "%s: kind %u is not registered", name,
-				     (unsigned)sbx_ds_key_kind(key));
+				     "%s: kind %u is not registered with a "
+				     "message",
+				     name, (unsigned)sbx_ds_key_kind(key));
 	}
 	ProtobufCMessage *m =
 	    protobuf_c_message_unpack(k->msg, &ds_pb_alloc, len, bytes);

@@ -91,6 +91,8 @@ int ds_parse_qualifier(sbx_ds_key **out, bool *is_meta, uint16_t *meta_kind,
 		       const ds_elem *root, const uint8_t *q, size_t qlen);
 bool ds_key_is_prefix(const sbx_ds_key *prefix, const sbx_ds_key *k);
 int ds_elem_cmp(const ds_elem *a, const ds_elem *b);
+int ds_elem_format(sbx_buf *out, const sbx_ds *ds, const ds_elem *e,
+		   bool slash);
 
 /* ds.c */
 const ds_kind *ds_kind_find(const sbx_ds *ds, uint16_t kind);

@@ -564,28 +564,22 @@ out:
 	return c;
 }
 
-int sbx_ds_key_format(sbx_buf *out, const sbx_ds *ds, const sbx_ds_key *k)
+int ds_elem_format(sbx_buf *out, const sbx_ds *ds, const ds_elem *e,
+		   bool slash)
 {
 	size_t len0 = out->len;
-	int rc = SBX_OK;
 	char tmp[64];
-	for (size_t i = 0; rc == SBX_OK && i < k->n; i++) {
-		const ds_elem *e = &k->e[i];
-		const char *name = ds ? sbx_ds_kind_name(ds, e->kind) : NULL;
-		if (name)
-			snprintf(tmp, sizeof tmp, "%s%s:", i ? "/" : "", name);
-		else
-			snprintf(tmp, sizeof tmp, "%s%u:", i ? "/" : "",
-				 (unsigned)e->kind);
+	const char *name = ds ? sbx_ds_kind_name(ds, e->kind) : NULL;
+	if (name)
+		snprintf(tmp, sizeof tmp, "%s%s:", slash ? "/" : "", name);
+	else
+		snprintf(tmp, sizeof tmp, "%s%u:", slash ? "/" : "",
+			 (unsigned)e->kind);
+	int rc = sbx_buf_append(out, tmp, strlen(tmp));
+	if (rc == SBX_OK && !e->is_bytes) {
+		snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)e->id);
 		rc = sbx_buf_append(out, tmp, strlen(tmp));
-		if (rc)
-			break;
-		if (!e->is_bytes) {
-			snprintf(tmp, sizeof tmp, "%llu",
-				 (unsigned long long)e->id);
-			rc = sbx_buf_append(out, tmp, strlen(tmp));
-			continue;
-		}
+	} else if (rc == SBX_OK) {
 		bool text = true;
 		for (size_t j = 0; j < e->blen; j++)
 			if (e->b[j] < 0x20 || e->b[j] > 0x7e || e->b[j] == '\'')
@@ -599,6 +593,17 @@ int sbx_ds_key_format(sbx_buf *out, const sbx_ds *ds, const sbx_ds_key *k)
 			rc = rc ? rc : sbx_key_put_hex(out, e->b, e->blen, true);
 		}
 	}
+	if (rc)
+		out->len = len0;
+	return rc;
+}
+
+int sbx_ds_key_format(sbx_buf *out, const sbx_ds *ds, const sbx_ds_key *k)
+{
+	size_t len0 = out->len;
+	int rc = SBX_OK;
+	for (size_t i = 0; rc == SBX_OK && i < k->n; i++)
+		rc = ds_elem_format(out, ds, &k->e[i], i > 0);
 	if (rc)
 		out->len = len0;
 	return rc;

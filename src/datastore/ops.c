@@ -225,14 +225,17 @@ int sbx_ds_put(sbx_ds *ds, sbx_txn *txn, const sbx_ds_key *key,
 {
 	wctx w = {.key = key, .msg = msg};
 	int rc = wctx_init(&w, ds, key);
-	if (rc == SBX_OK && (!msg || msg->descriptor != w.kind->msg)) {
+	if (rc == SBX_OK &&
+	    (!msg || !w.kind->msg || msg->descriptor != w.kind->msg)) {
 		char name[300];
 		ds_key_name(name, sizeof name, ds, key);
 		rc = sbx_error_set(SBX_EINVAL,
 				   "%s: the entity is %s, kind %s holds %s",
 				   name,
 				   msg ? msg->descriptor->name : "missing",
-				   w.kind->name, w.kind->msg->name);
+				   w.kind->name,
+				   w.kind->msg ? w.kind->msg->name
+					       : "no message (view only)");
 	}
 	rc = rc ? rc : run(ds, txn, put_body, &w);
 	wctx_free(&w);
