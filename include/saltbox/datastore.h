@@ -169,6 +169,9 @@ SBX_API int sbx_ds_open(sbx_ds **out, sbx_db *db, const char *table,
 			const sbx_txn_options *opts);
 /* NULL is ignored. Cannot fail. */
 SBX_API void sbx_ds_close(sbx_ds *ds);
+/* The database the datastore was opened on (to begin transactions for
+ * it). Cannot fail. */
+SBX_API sbx_db *sbx_ds_db(const sbx_ds *ds);
 
 /* Register a kind. Errors: SBX_EINVAL (kind 0, no name, a kind
  * or name already registered, a bad table name, a row design that does

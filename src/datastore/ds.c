@@ -81,6 +81,11 @@ void sbx_ds_close(sbx_ds *ds)
 	free(ds);
 }
 
+sbx_db *sbx_ds_db(const sbx_ds *ds)
+{
+	return ds ? ds->db : NULL;
+}
+
 int ds_need_prepared(const sbx_ds *ds)
 {
 	if (!ds)

@@ -198,7 +198,7 @@ static int put_body(sbx_ds *ds, sbx_txn *txn, void *arg)
 		rc = meta_decode(&count, &next, cell_of(cur, &w->meta), ds,
 				 w->key, w->kind->kind);
 		const ds_elem *e = &w->key->e[w->key->n - 1];
-		if (!e->is_bytes && e->id >= next)
+		if (!e->is_bytes && e->id >= next && e->id != UINT64_MAX)
 			next = e->id + 1;
 		uint8_t mv[16];
 		meta_encode(mv, count + 1, next);
