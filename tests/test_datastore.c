@@ -693,6 +693,11 @@ static void test_declarations(void)
 	CHECK_INT(sbx_ds_add_index(x, &ix), SBX_EINVAL);
 	ix.design = "md5(owner) + taken:u64 + id:u64";
 	CHECK_INT(sbx_ds_add_index(x, &ix), SBX_OK);
+	sbx_ds_index_desc ix2 = {"j", PHOTO,
+				 "salt(4, of=owner) + owner:str + "
+				 "md5(owner, id, bytes=4) + id:u64",
+				 SBX_DS_INDEX_CLUSTERED, NULL};
+	CHECK_INT(sbx_ds_add_index(x, &ix2), SBX_OK);
 	/* not prepared yet */
 	sbx_ds_key *c = NULL;
 	CHECK_INT(sbx_ds_key_root(&c, COUPLE, 12345), SBX_OK);
@@ -714,6 +719,10 @@ static void test_declarations(void)
 	CHECK_INT(sbx_ds_scan_kind(&it, x, NULL, PHOTO, COUPLE), SBX_OK);
 	CHECK_STR(ids_of(it), "2");
 	CHECK_INT(sbx_ds_index_scan(&it, x, NULL, "i", NULL, 0, false, 0),
+		  SBX_OK);
+	CHECK_STR(ids_of(it), "2");
+	sbx_keycond o = {"owner", SBX_KEYCOND_EQ, "o", 1};
+	CHECK_INT(sbx_ds_index_scan(&it, x, NULL, "j", &o, 1, false, 0),
 		  SBX_OK);
 	CHECK_STR(ids_of(it), "2");
 	sbx_table *t = NULL;

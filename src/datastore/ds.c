@@ -182,22 +182,29 @@ static int design_names(const sbx_keydesign *d, name_fn fn, void *arg)
 			p++;
 			while (*p == ' ')
 				p++;
-			const char *s = p;
-			while (*p && *p != ',' && *p != ')')
-				p++;
-			const char *e = p;
-			while (e > s && e[-1] == ' ')
-				e--;
-			const char *eq = memchr(s, '=', (size_t)(e - s));
-			if (eq) {
-				if (eq - s == 2 && !strncmp(s, "of", 2))
-					s = eq + 1;
-				else
-					continue;
+			size_t start = 0, n = 0, eq = 0;
+			bool has_eq = false;
+			while (p[n] && p[n] != ',' && p[n] != ')') {
+				if (p[n] == '=' && !has_eq) {
+					has_eq = true;
+					eq = n;
+				}
+				n++;
 			}
-			if (s < e && (s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') ||
-				      (s[0] >= 'a' && s[0] <= 'z'))) {
-				rc = fn(arg, s, (size_t)(e - s), NULL);
+			const char *s = p;
+			p += n;
+			while (n > 0 && s[n - 1] == ' ')
+				n--;
+			if (has_eq) {
+				if (eq != 2 || strncmp(s, "of", 2))
+					continue;
+				start = eq + 1;
+			}
+			if (start < n &&
+			    (s[start] == '_' ||
+			     (s[start] >= 'A' && s[start] <= 'Z') ||
+			     (s[start] >= 'a' && s[start] <= 'z'))) {
+				rc = fn(arg, s + start, n - start, NULL);
 				if (rc)
 					return rc;
 			}
