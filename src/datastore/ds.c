@@ -133,28 +133,6 @@ static int table_slot(size_t *out, sbx_ds *ds, const char *name)
 	return SBX_OK;
 }
 
-const ds_kind *ds_kind_find(const sbx_ds *ds, uint16_t kind)
-{
-	for (size_t i = 0; ds && i < ds->nkinds; i++)
-		if (ds->kinds[i].kind == kind)
-			return &ds->kinds[i];
-	return NULL;
-}
-
-uint16_t sbx_ds_kind_by_name(const sbx_ds *ds, const char *name)
-{
-	for (size_t i = 0; ds && name && i < ds->nkinds; i++)
-		if (!strcmp(ds->kinds[i].name, name))
-			return ds->kinds[i].kind;
-	return 0;
-}
-
-const char *sbx_ds_kind_name(const sbx_ds *ds, uint16_t kind)
-{
-	const ds_kind *k = ds_kind_find(ds, kind);
-	return k ? k->name : NULL;
-}
-
 /* The names of the fields a design's element reads: a field's own name,
  * or the inputs of a salt (of=...) or hash, from its type text. */
 typedef int (*name_fn)(void *arg, const char *name, size_t len,
@@ -513,17 +491,6 @@ int ds_row_key(sbx_buf *out, const sbx_ds *ds, const sbx_ds_key *k)
 				       kd->design_has_kind ? 2 : 1);
 	sbx_buf_free(&idtext);
 	return rc;
-}
-
-int ds_key_name(char *buf, size_t cap, const sbx_ds *ds, const sbx_ds_key *k)
-{
-	sbx_buf b = {0};
-	if (sbx_ds_key_format(&b, ds, k) == SBX_OK)
-		snprintf(buf, cap, "%.*s", (int)b.len, (const char *)b.data);
-	else
-		snprintf(buf, cap, "(key)");
-	sbx_buf_free(&b);
-	return SBX_OK;
 }
 
 int ds_pack(sbx_buf *out, const ProtobufCMessage *m)
