@@ -108,7 +108,7 @@ int sbx_ds_format_entity(sbx_buf *out, const sbx_ds *ds, const sbx_ds_key *key,
 	bool first = true;
 	while (rc == SBX_OK && at < len) {
 		size_t start = at;
-		uint64_t tag;
+		uint64_t tag = 0;
 		rc = get_varint(&tag, p, len, &at);
 		if (rc)
 			break;
@@ -136,7 +136,7 @@ int sbx_ds_format_entity(sbx_buf *out, const sbx_ds *ds, const sbx_ds_key *key,
 			break;
 		switch (wt) {
 		case 0: {
-			uint64_t v;
+			uint64_t v = 0;
 			rc = get_varint(&v, p, len, &at);
 			if (rc == SBX_OK) {
 				zigzag_text(num, sizeof num, v, fd);
@@ -180,7 +180,7 @@ int sbx_ds_format_entity(sbx_buf *out, const sbx_ds *ds, const sbx_ds_key *key,
 			break;
 		}
 		case 2: {
-			uint64_t n;
+			uint64_t n = 0;
 			rc = get_varint(&n, p, len, &at);
 			if (rc)
 				break;
