@@ -390,6 +390,16 @@ static void test_siblings(void)
 	r.batch = 1;
 	CHECK_INT(sbx_ds_scan_siblings(&it, ds, NULL, c, PHOTO, &r), SBX_OK);
 	CHECK_STR(ids_of(it), "10,20");
+	/* a limit below the batch: the last read asks for fewer columns */
+	sbx_ds_range_init(&r);
+	r.from = k[4];
+	r.limit = 3;
+	CHECK_INT(sbx_ds_scan_siblings(&it, ds, NULL, c, PHOTO, &r), SBX_OK);
+	CHECK_STR(ids_of(it), "40,50,60");
+	r.batch = 2;
+	r.limit = 5;
+	CHECK_INT(sbx_ds_scan_siblings(&it, ds, NULL, c, PHOTO, &r), SBX_OK);
+	CHECK_STR(ids_of(it), "40,50,60,70,80");
 	/* the comments of photo 20 */
 	CHECK_INT(sbx_ds_scan_siblings(&it, ds, NULL, k[2], COMMENT, NULL),
 		  SBX_OK);

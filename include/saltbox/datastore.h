@@ -252,7 +252,9 @@ SBX_API int sbx_ds_prepare(sbx_ds *ds);
  * raises its next id above an integer id); triggers and indexes of the kind
  * run in the same transaction. Errors: SBX_EINVAL (kind not registered,
  * msg of another message type, not prepared), SBX_ETOOLARGE (entity or
- * key over the store's limits), a trigger's error, the errors of
+ * key over the store's limits), SBX_EBADVALUE (the entity it replaces is
+ * malformed and the kind has triggers or indexes, which need it; delete
+ * it first), a trigger's error, the errors of
  * sbx_txn_get and sbx_txn_mutate; auto-commit also those of
  * sbx_txn_commit (SBX_ECONFLICT once the retry budget is spent).
  */

@@ -196,6 +196,13 @@ static void trim(sbx_ds_iter *it)
 
 static int row_batch(sbx_ds_iter *it)
 {
+	/* forward with a limit: no more columns than entities still wanted */
+	int batch = it->batch;
+	if (!it->reverse && it->limit) {
+		size_t want = it->limit - it->yielded;
+		if (want < (size_t)batch)
+			batch = want ? (int)want : 1;
+	}
 	sbx_buf off = {0};
 	sbx_filter *f = NULL;
 	sbx_result *res = NULL;
@@ -203,7 +210,7 @@ static int row_batch(sbx_ds_iter *it)
 	if (rc == SBX_OK && !it->lo_incl)
 		rc = sbx_buf_append(&off, "", 1);
 	rc = rc ? rc
-		: sbx_filter_new_column_pagination_from(&f, it->batch, off.data,
+		: sbx_filter_new_column_pagination_from(&f, batch, off.data,
 							off.len);
 	sbx_column fam = {SBX_DS_FAMILY, NULL, 0};
 	sbx_read_opts o;
@@ -257,7 +264,7 @@ static int row_batch(sbx_ds_iter *it)
 		rc = push(it, k, c->value, c->value_len, NULL);
 		trim(it);
 	}
-	if (rc == SBX_OK && (whole || n < (size_t)it->batch))
+	if (rc == SBX_OK && (whole || n < (size_t)batch))
 		it->row_done = true;
 	if (rc == SBX_OK && n) {
 		const sbx_cell *c = sbx_result_cell(res, n - 1);
