@@ -7,6 +7,7 @@
  * kept across a v1 read-modify-write, malformed entities, triggers, and
  * secondary indexes (reference, clustered, salted, reversed).
  */
+#include "cli_util.h"
 #include "engine_util.h"
 
 #include "ds_test.pb-c.h"
@@ -641,6 +642,22 @@ static void test_indexes(void)
 				    0),
 		  SBX_OK);
 	CHECK_STR(ids_of(it), "1,5,2,6");
+	/* inside a transaction, an index scan sees its own writes */
+	sbx_txn_options to = quick();
+	sbx_txn *txn = NULL;
+	CHECK_INT(sbx_txn_begin_with(&txn, db, &to), SBX_OK);
+	sbx_ds_key *p7 = child(c, PHOTO, 7);
+	CHECK_INT(put_photo(txn, p7, "x", 9999, "dave"), SBX_OK);
+	CHECK_INT(sbx_ds_index_scan(&it, ds, txn, "by_taken", &cond, 1, false,
+				    2),
+		  SBX_OK);
+	CHECK_STR(owners_of(it), "7:dave:9999,1:carol:1000");
+	sbx_txn_rollback(txn);
+	sbx_ds_key_free(p7);
+	CHECK_INT(sbx_ds_index_scan(&it, ds, NULL, "by_taken", &cond, 1, false,
+				    1),
+		  SBX_OK);
+	CHECK_STR(owners_of(it), "1:carol:1000");
 	/* a failing trigger fails the write: nothing of it is visible */
 	trig_fail = SBX_EBADVALUE;
 	CHECK_INT(put_photo(NULL, p[2], "x", 1, "zed"), SBX_EBADVALUE);
@@ -845,6 +862,53 @@ static void test_view(void)
 	teardown();
 }
 
-TEST_MAIN(T(test_layout), T(test_view), T(test_put_get_delete), T(test_siblings),
+/* `saltbox ds tree` on a store this test wrote, and its usage errors */
+static void test_cli(void)
+{
+	SKIP_ON_REMOTE("the command opens the store's directory");
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s", test_dir("ds_cli"));
+	db = open_at(dir, true);
+	REQUIRE(db != NULL);
+	sbx_txn_options o = quick();
+	REQUIRE(sbx_ds_open(&ds, db, "couples", &o) == SBX_OK);
+	sbx_ds_kind_desc k[] = {
+	    {COUPLE, "Couple", &dstest__couple__descriptor, NULL, NULL},
+	    {PHOTO, "Photo", &dstest__photo__descriptor, NULL, NULL},
+	};
+	REQUIRE(sbx_ds_register_kind(ds, &k[0]) == SBX_OK);
+	REQUIRE(sbx_ds_register_kind(ds, &k[1]) == SBX_OK);
+	REQUIRE(sbx_ds_prepare(ds) == SBX_OK);
+	sbx_ds_key *c = root(7), *p = child(c, PHOTO, 1);
+	CHECK_INT(put_photo(NULL, p, "beach", 1000, "alice"), SBX_OK);
+	sbx_ds_key_free(p);
+	sbx_ds_key_free(c);
+	teardown();
+	char args[4400];
+	snprintf(args, sizeof args, "ds tree --data '%s' --kinds 3=Photo couples "
+		 "'\\x00\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x07'",
+		 dir);
+	CHECK_INT(run_saltbox(args), 0);
+	CHECK_STR(cli_out, "  Photo: count 1, next id 2\n"
+			   "  Photo:1 {1: \"beach\", 2: 1000, 3: \"alice\"}\n");
+	snprintf(args, sizeof args, "ds tree --data '%s' couples --root 1:8",
+		 dir);
+	CHECK_INT(run_saltbox(args), 1);
+	CHECK_OUT("saltbox ds: no such row in couples");
+	snprintf(args, sizeof args, "ds tree --data '%s' couples --root x",
+		 dir);
+	CHECK_INT(run_saltbox(args), 2);
+	CHECK_OUT("--root wants KIND:ID");
+	snprintf(args, sizeof args,
+		 "ds tree --data '%s' --kinds Photo couples --root 1:7", dir);
+	CHECK_INT(run_saltbox(args), 1);
+	CHECK_OUT("--kinds wants N=Name");
+	CHECK_INT(run_saltbox("ds tree couples"), 2);
+	CHECK_OUT("usage: saltbox ds tree");
+	CHECK_INT(run_saltbox("ds --help"), 0);
+	CHECK_OUT("print a row as its entity tree");
+}
+
+TEST_MAIN(T(test_layout), T(test_view), T(test_cli), T(test_put_get_delete), T(test_siblings),
 	  T(test_txn), T(test_unknown_fields), T(test_indexes),
 	  T(test_declarations))
