@@ -10,6 +10,9 @@
 #include "cli_util.h"
 #include "engine_util.h"
 
+#include "common/alloc.h"
+#include "common/clock.h"
+
 #include "ds_test.pb-c.h"
 #include "ds_test_v2.pb-c.h"
 #include "saltbox/datastore.h"
@@ -909,6 +912,78 @@ static void test_cli(void)
 	CHECK_OUT("print a row as its entity tree");
 }
 
-TEST_MAIN(T(test_layout), T(test_view), T(test_cli), T(test_put_get_delete), T(test_siblings),
+static int64_t fake_now;
+static int64_t fake_clock(void) { return fake_now; }
+
+/* Allocation failures at each allocation of an indexed put, one by one:
+ * every call fails cleanly (SBX_ENOMEM) or succeeds, and afterwards the
+ * entity and both indexes agree (ASan: nothing leaks). */
+static void test_out_of_memory(void)
+{
+	SKIP_ON_REMOTE("allocation failures in the REST client read as "
+		       "SBX_EREMOTE");
+	REQUIRE(setup("ds_oom", true));
+	sbx_ds_key *c = root(9), *p = child(c, PHOTO, 1);
+	REQUIRE(put_photo(NULL, p, "x", 1, "bob") == SBX_OK);
+	fake_now = sbx_clock_now_ms() + 1000;
+	sbx_clock_set(fake_clock);
+	sbx_keycond cond = {"root", SBX_KEYCOND_EQ, "9", 1};
+	long n, ok = 0;
+	bool clean = false;
+	for (n = 0; n < 5000 && !clean; n++) {
+		sbx_alloc_fail_after(n);
+		int rc = put_photo(NULL, p, "x", 100 + (uint64_t)n,
+				   n % 2 ? "alice" : "carol");
+		sbx_ds_iter *it = NULL;
+		if (rc == SBX_OK)
+			rc = sbx_ds_get_tree(&it, ds, NULL, c);
+		if (rc == SBX_OK) {
+			const sbx_ds_key *k;
+			ProtobufCMessage *m = NULL;
+			while ((rc = sbx_ds_iter_next(it, &k, &m)) == SBX_OK)
+				sbx_ds_entity_free(m);
+			if (rc == SBX_ITEROVER)
+				rc = SBX_OK;
+		}
+		sbx_ds_iter_close(it);
+		long failed = sbx_alloc_failed();
+		sbx_alloc_fail_after(-1);
+		clean = rc == SBX_OK && failed == 0;
+		if (rc != SBX_OK && rc != SBX_ENOMEM)
+			fprintf(stderr, "n=%ld rc=%s %s\n", n, sbx_strerror(rc),
+				sbx_errmsg());
+		CHECK(rc == SBX_OK || rc == SBX_ENOMEM);
+		ok += rc == SBX_OK;
+		fake_now += 301; /* locks a failed commit left expire */
+		/* the entity and its index rows agree */
+		ProtobufCMessage *m = NULL;
+		CHECK_INT(sbx_ds_get(&m, ds, NULL, p), SBX_OK);
+		char want[100];
+		snprintf(want, sizeof want, "1:%s:%llu",
+			 m ? ((Dstest__Photo *)m)->owner : "?",
+			 m ? (unsigned long long)((Dstest__Photo *)m)->taken
+			   : 0ULL);
+		sbx_ds_entity_free(m);
+		sbx_ds_iter *it2 = NULL;
+		CHECK_INT(sbx_ds_index_scan(&it2, ds, NULL, "by_taken", &cond, 1,
+					    false, 0),
+			  SBX_OK);
+		CHECK_STR(owners_of(it2), want);
+		CHECK_INT(sbx_ds_index_scan(&it2, ds, NULL, "by_owner", NULL, 0,
+					    false, 0),
+			  SBX_OK);
+		CHECK_STR(owners_of(it2), want);
+	}
+	sbx_clock_set(NULL);
+	CHECK(clean);
+	CHECK(n > 20);
+	printf("[%s] out of memory at each of %ld allocations, then clean\n",
+	       check_current, n - 1);
+	sbx_ds_key_free(p);
+	sbx_ds_key_free(c);
+	teardown();
+}
+
+TEST_MAIN(T(test_layout), T(test_view), T(test_cli), T(test_out_of_memory), T(test_put_get_delete), T(test_siblings),
 	  T(test_txn), T(test_unknown_fields), T(test_indexes),
 	  T(test_declarations))

@@ -11,10 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* set when protobuf-c's last allocation on this thread failed, so an
+ * unpack that fails for want of memory is SBX_ENOMEM, not "malformed" */
+static _Thread_local bool pb_oom;
+
 static void *pb_alloc(void *data, size_t size)
 {
 	(void)data;
-	return sbx_malloc(size ? size : 1);
+	void *p = sbx_malloc(size ? size : 1);
+	if (!p)
+		pb_oom = true;
+	return p;
 }
 
 static void pb_free(void *data, void *p)
@@ -241,6 +248,8 @@ int sbx_ds_register_kind(sbx_ds *ds, const sbx_ds_kind_desc *d)
 		sbx_keyparse_pos pos;
 		rc = sbx_keydesign_parse(&k.row_design, d->row_design,
 					 strlen(d->row_design), &pos);
+		if (rc == SBX_ENOMEM)
+			return rc;
 		if (rc) {
 			char msg[300];
 			snprintf(msg, sizeof msg, "%s", sbx_errmsg());
@@ -406,7 +415,7 @@ int sbx_ds_add_index(sbx_ds *ds, const sbx_ds_index_desc *d)
 	sbx_keyparse_pos pos;
 	rc = sbx_keydesign_parse(&ix.design, d->design, strlen(d->design),
 				 &pos);
-	if (rc) {
+	if (rc && rc != SBX_ENOMEM) {
 		char msg[300];
 		snprintf(msg, sizeof msg, "%s", sbx_errmsg());
 		rc = sbx_error_set(SBX_EINVAL, "index %s: design: %s", d->name,
@@ -518,8 +527,11 @@ int sbx_ds_entity_decode(ProtobufCMessage **out, const sbx_ds *ds,
 				     "message",
 				     name, (unsigned)sbx_ds_key_kind(key));
 	}
+	pb_oom = false;
 	ProtobufCMessage *m =
 	    protobuf_c_message_unpack(k->msg, &ds_pb_alloc, len, bytes);
+	if (!m && pb_oom)
+		return SBX_ENOMEM_SET();
 	if (!m) {
 		ds_key_name(name, sizeof name, ds, key);
 		return sbx_error_set(SBX_EBADVALUE,

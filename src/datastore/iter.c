@@ -243,18 +243,26 @@ static int row_batch(sbx_ds_iter *it)
 		bool meta;
 		rc = ds_parse_qualifier(&k, &meta, NULL, &it->root,
 					c->qualifier, c->qualifier_len);
+		if (rc == SBX_ENOMEM)
+			break;
 		if (rc) {
 			char msg[300];
 			snprintf(msg, sizeof msg, "%s", sbx_errmsg());
-			sbx_buf hex = {0};
-			sbx_key_to_binary_string(&hex, c->qualifier,
-						 c->qualifier_len);
-			rc = sbx_error_set(SBX_EBADVALUE,
-					   "row %s: column '%.*s' is not a "
-					   "datastore column: %s",
-					   "of the tree", (int)hex.len,
-					   (const char *)hex.data, msg);
-			sbx_buf_free(&hex);
+			sbx_buf row = {0}, q = {0};
+			if (sbx_key_to_binary_string(&row, it->row.data,
+						     it->row.len) ||
+			    sbx_key_to_binary_string(&q, c->qualifier,
+						     c->qualifier_len))
+				rc = SBX_ENOMEM_SET();
+			else
+				rc = sbx_error_set(
+				    SBX_EBADVALUE,
+				    "row '%.*s': column '%.*s' is not a "
+				    "datastore column: %s",
+				    (int)row.len, (const char *)row.data,
+				    (int)q.len, (const char *)q.data, msg);
+			sbx_buf_free(&row);
+			sbx_buf_free(&q);
 			break;
 		}
 		if (meta || !wanted(it, k)) {
@@ -532,16 +540,22 @@ static int add_range(sbx_ds_iter *it, const uint8_t *start, size_t slen,
 	return rc ? rc : sbx_buf_append(&r->stop, stop, stlen);
 }
 
-static int bad_row(const sbx_result *res, const char *what)
+/* the error `rc` just set, as SBX_EBADVALUE naming the row (SBX_ENOMEM
+ * stays itself) */
+static int bad_row(int rc, const sbx_result *res, const char *what)
 {
+	if (rc == SBX_ENOMEM)
+		return rc;
 	char msg[300];
 	snprintf(msg, sizeof msg, "%s", sbx_errmsg());
 	size_t len;
 	const uint8_t *row = sbx_result_row(res, &len);
 	sbx_buf s = {0};
-	sbx_key_to_binary_string(&s, row, len);
-	int rc = sbx_error_set(SBX_EBADVALUE, "%s row '%.*s': %s", what,
-			       (int)s.len, (const char *)s.data, msg);
+	if (sbx_key_to_binary_string(&s, row, len))
+		rc = SBX_ENOMEM_SET();
+	else
+		rc = sbx_error_set(SBX_EBADVALUE, "%s row '%.*s': %s", what,
+				   (int)s.len, (const char *)s.data, msg);
 	sbx_buf_free(&s);
 	return rc;
 }
@@ -566,7 +580,7 @@ static int table_fill(sbx_ds_iter *it)
 					       rowlen, c->qualifier,
 					       c->qualifier_len);
 			if (rc) {
-				rc = bad_row(res, "datastore");
+				rc = bad_row(rc, res, "datastore");
 				break;
 			}
 			if (meta || k->e[0].kind != it->root_kind ||
@@ -623,10 +637,11 @@ static int index_fill(sbx_ds_iter *it)
 	char what[300];
 	snprintf(what, sizeof what, "index %s:", it->ix->name);
 	if (!kc || (it->ix->type == SBX_DS_INDEX_CLUSTERED && !vc)) {
-		sbx_error_set(SBX_EBADVALUE, "a cell is missing");
-		rc = bad_row(res, what);
-	} else if (ds_ref_decode(&k, it->ds, kc->value, kc->value_len)) {
-		rc = bad_row(res, what);
+		rc = bad_row(sbx_error_set(SBX_EBADVALUE, "a cell is missing"),
+			     res, what);
+	} else if ((rc = ds_ref_decode(&k, it->ds, kc->value,
+				       kc->value_len)) != SBX_OK) {
+		rc = bad_row(rc, res, what);
 	} else if (it->ix->type == SBX_DS_INDEX_CLUSTERED) {
 		rc = push(it, k, vc->value, vc->value_len, NULL);
 	} else {
@@ -636,10 +651,11 @@ static int index_fill(sbx_ds_iter *it)
 		if (rc == SBX_OK && !m) {
 			char name[300];
 			ds_key_name(name, sizeof name, it->ds, k);
-			sbx_error_set(SBX_EBADVALUE,
-				      "it refers to %s, which does not exist",
-				      name);
-			rc = bad_row(res, what);
+			rc = bad_row(sbx_error_set(SBX_EBADVALUE,
+						   "it refers to %s, which "
+						   "does not exist",
+						   name),
+				     res, what);
 		}
 		if (rc == SBX_OK)
 			rc = push(it, k, NULL, 0, m);

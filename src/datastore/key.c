@@ -501,7 +501,7 @@ int sbx_ds_key_decode(sbx_ds_key **out, bool *is_meta, uint16_t *meta_kind,
 	*out = NULL;
 	ds_elem root = {0};
 	int rc = parse_default_row(&root, row, row_len);
-	if (rc && ds) {
+	if (rc && rc != SBX_ENOMEM && ds) {
 		char msg[300];
 		snprintf(msg, sizeof msg, "%s", sbx_errmsg());
 		if (parse_design_row(&root, ds, row, row_len) == SBX_OK)
