@@ -6,10 +6,10 @@
  * each index scan must return exactly the live entities, checked against
  * a full scan of the entity table.
  *
- * Over `saltbox serve` (SBX_TEST_BACKEND=remote): 4 writer processes, 2
- * of which outlive the others and then kill themselves mid-commit (a
- * fault hook at a chosen commit step past the primary's prewrite), the
- * server staying up. Embedded (one process owns a RocksDB
+ * Over `saltbox serve` (SBX_TEST_BACKEND=remote): 4 writer processes; once
+ * two have finished, the parent signals the other two one after the
+ * other, and each kills itself inside its next commit (a fault hook at a
+ * chosen step past the primary's prewrite), the server staying up. Embedded (one process owns a RocksDB
  * directory): rounds in which a child process runs 4 writer threads and
  * is SIGKILLed mid-commit by one of them, then the store is reopened.
  */
@@ -55,14 +55,25 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* remote killers die once the parent says so (SIGUSR1) */
+static volatile sig_atomic_t die_now;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	die_now = 1;
+}
+
 static int die_hook(void *arg, sbx_txn_step step, size_t row)
 {
 	writer *w = arg;
 	(void)row;
-	/* after the deadline, at the chosen step of the next commit: always
-	 * after the primary's prewrite, so the commit leaves locks behind */
-	if (w->killer && now_ms() - w->started_ms > w->die_after_ms &&
-	    (int)step == w->target_step)
+	/* after the deadline (or the parent's signal), at the chosen step of
+	 * the next commit: always after the primary's prewrite, so the
+	 * commit leaves locks behind */
+	bool due = w->die_after_ms ? now_ms() - w->started_ms > w->die_after_ms
+				   : die_now != 0;
+	if (w->killer && due && (int)step == w->target_step)
 		kill(getpid(), SIGKILL);
 	return SBX_OK;
 }
@@ -338,18 +349,23 @@ static void test_remote_writers_killed(void)
 			if (sbx_db_connect(&cdb, getenv("SBX_TEST_URL")))
 				_exit(2);
 			/* writers 2 and 3 stop at RUN_MS; 0 and 1 go on
-			 * and die after it, so no writer is left to meet
-			 * the last locks they leave */
+			 * until the parent, once 2 and 3 have exited, tells
+			 * them to die, so no writer is left to meet the last
+			 * locks they leave */
+			signal(SIGUSR1, on_usr1);
 			writer w = {cdb, (unsigned)(getpid() * 7919 + i),
-				    i < 2, RUN_MS + 100 + 100 * i, 0,
-				    kill_steps[i], 0, i < 2 ? 4 * RUN_MS : 0};
+				    i < 2, 0, 0, kill_steps[i], 0,
+				    i < 2 ? 20 * RUN_MS : 0};
 			int rc = run_writer(&w);
 			sbx_db_close(cdb);
 			_exit(rc ? 1 : 0);
 		}
 	}
 	int killed = 0, failed = 0;
-	for (int i = 0; i < 4; i++) {
+	for (int j = 0; j < 4; j++) {
+		int i = 3 - j; /* the survivors first, then killer 1, then 0 */
+		if (i < 2)
+			kill(pids[i], SIGUSR1);
 		int ws = 0;
 		waitpid(pids[i], &ws, 0);
 		if (WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL)
