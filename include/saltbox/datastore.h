@@ -343,9 +343,13 @@ SBX_API int sbx_ds_scan_siblings(sbx_ds_iter **out, sbx_ds *ds, sbx_txn *txn,
  * as sbx_ds_scan_siblings. */
 SBX_API int sbx_ds_get_tree(sbx_ds_iter **out, sbx_ds *ds, sbx_txn *txn,
 			    const sbx_ds_key *key);
-/* Every entity of `kind` in the table its roots use (a full scan: rows in
- * order, columns in order). txn NULL: read in short transactions of at
- * most 256 rows each. Errors: as sbx_ds_scan_siblings. */
+/* Every entity of `kind` below roots of `root_kind` (kind == root_kind:
+ * the roots themselves), from a full scan of root_kind's table: rows in
+ * order, columns in order. txn NULL: read in short transactions of at
+ * most 256 rows each. Errors: SBX_EINVAL (either kind not registered, not
+ * prepared), those of sbx_txn_scanner_open; sbx_ds_iter_next:
+ * SBX_EBADVALUE for a column that is not a datastore column (naming its
+ * row). */
 SBX_API int sbx_ds_scan_kind(sbx_ds_iter **out, sbx_ds *ds, sbx_txn *txn,
 			     uint16_t kind, uint16_t root_kind);
 
