@@ -11,6 +11,7 @@
 #include "saltbox/bulk.h"
 #include "saltbox/common.h"
 #include "saltbox/compose.h"
+#include "saltbox/datastore.h"
 #include "saltbox/db.h"
 #include "saltbox/filter.h"
 #include "saltbox/regions.h"

@@ -52,6 +52,7 @@ int cmd_completebulkload(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_txn(int argc, char **argv);
+int cmd_ds(int argc, char **argv);
 /* `saltbox txn bank` (txn_bank.c); argv[0] is "bank". */
 int cmd_txn_bank(int argc, char **argv);
 

@@ -23,6 +23,7 @@ static const subcommand subcommands[] = {
 	{"export", cmd_export, "a table's cells to TSV or JSON (REST CellSets)"},
 	{"import", cmd_import, "cells from TSV or JSON (as export writes them)"},
 	{"txn", cmd_txn, "transactions: prepare tables, list/resolve locks, bank test"},
+	{"ds", cmd_ds, "datastore: print a row as its entity tree"},
 };
 
 static void usage(FILE *out)
