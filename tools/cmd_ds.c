@@ -107,13 +107,7 @@ int cmd_ds(int argc, char **argv)
 		fprintf(stderr, "saltbox ds: ROW: %s\n", sbx_errmsg());
 		return 2;
 	}
-	sbx_db *db = NULL;
-	if (data)
-		db = cli_open_store(data, "saltbox ds");
-	else if (sbx_db_connect(&db, url)) {
-		fprintf(stderr, "saltbox ds: %s\n", sbx_errmsg());
-		db = NULL;
-	}
+	sbx_db *db = cli_open_store(data, data ? NULL : url, "saltbox ds");
 	int status = 1;
 	sbx_ds *ds = NULL;
 	sbx_table *t = NULL;
