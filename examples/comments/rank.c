@@ -269,7 +269,8 @@ static int rank_product(cm_app *app, const mark *marks, size_t nmarks)
 		free(all);
 		return rc;
 	}
-	qsort(all, nall, sizeof *all, cand_cmp);
+	if (nall > 1)
+		qsort(all, nall, sizeof *all, cand_cmp);
 	o.top = all;
 	o.ntop = nall < CM_TOP ? nall : CM_TOP;
 	rc = sbx_txn_run(NULL, app->db, &app->txo, rank_fn, &o);
