@@ -36,6 +36,8 @@ static void usage(FILE *f)
 		"(embedded store; keyviz reads it)\n"
 		"  --test-clock MS      tests: the clock stands at MS until PUT "
 		"/admin/clock {\"now\":MS}\n"
+		"  --test-commit-delay-ms MS  tests: sleep MS before each commit "
+		"step (widens the window a SIGKILL hits)\n"
 		"check options:\n"
 		"  --wait-ms MS         wait up to MS for unexpired locks "
 		"(default 10000)\n");
@@ -45,7 +47,7 @@ typedef struct opts {
 	const char *data, *connect, *bind, *trace;
 	int port, threads;
 	long rank_every;
-	int64_t lock_timeout_ms, wait_ms, test_clock;
+	int64_t lock_timeout_ms, wait_ms, test_clock, commit_delay_ms;
 	bool verbose;
 } opts;
 
@@ -104,6 +106,9 @@ static int parse(opts *o, int argc, char **argv)
 			o->wait_ms = x;
 		else if (!strcmp(a, "--test-clock") && num(v, 0, INT64_MAX, &x))
 			o->test_clock = x;
+		else if (!strcmp(a, "--test-commit-delay-ms") &&
+			 num(v, 0, 10000, &x))
+			o->commit_delay_ms = x;
 		else {
 			fprintf(stderr, "saltbox-comments: bad option %s %s\n",
 				a, v);
@@ -136,6 +141,20 @@ static sbx_db *open_store(const opts *o)
 		return NULL;
 	}
 	return db;
+}
+
+/* The transactions' fault hook, used only to slow commits down. */
+static int commit_delay(void *arg, sbx_txn_step step, size_t row)
+{
+	(void)row;
+	int64_t ms = *(const int64_t *)arg;
+	if (step == SBX_TXN_STEP_PREWRITE_SECONDARY ||
+	    step == SBX_TXN_STEP_COMMIT_PRIMARY ||
+	    step == SBX_TXN_STEP_APPLY_SECONDARY) {
+		struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	return 0;
 }
 
 /* ---- the rank timer --------------------------------------------------------- */
@@ -193,6 +212,10 @@ static int serve(const opts *o)
 	if (cm_store_open(&app, db, o->lock_timeout_ms)) {
 		sbx_db_close(db);
 		return 1;
+	}
+	if (o->commit_delay_ms > 0) {
+		app.txo.fault = commit_delay;
+		app.txo.fault_arg = (void *)&o->commit_delay_ms;
 	}
 	if (o->test_clock >= 0) {
 		app.test_clock = true;
