@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define CM_ID_MAX 10               /* ids: 1-10 printable ASCII bytes */
 #define CM_CONTENT_MAX 10000       /* comment content, bytes */
@@ -65,7 +66,10 @@ typedef struct cm_app {
 	bool test_clock;
 	_Atomic int64_t clock_ms;
 	pthread_mutex_t rank_lock; /* one rank batch at a time */
-	/* Counters for the log line and /admin/stats. */
+	/* --trace: product-comment index operations as keyviz records */
+	FILE *trace;
+	pthread_mutex_t trace_mu;
+	/* Counters for the log line. */
 	_Atomic long requests, conflicts_retried;
 } cm_app;
 
@@ -133,6 +137,13 @@ json_t *cm_comment_json(const cm_comment *c);
 int cm_comment_read(cm_comment *c, bool *found, cm_app *app, sbx_txn *txn,
 		    const uint8_t *key, size_t key_len);
 
+/* Append `KIND<TAB>product_id=P ts=T content_len=L` to the record trace
+ * (nothing without --trace). */
+void cm_trace(cm_app *app, const char *kind, const char *pid, int64_t ts,
+	      int64_t len);
+bool cm_base64url_decode(uint8_t **out, size_t *out_len, const char *in,
+			 size_t len);
+
 /* ---- rank.c ------------------------------------------------------------------ */
 
 /* Run the batch over the products with activity since the last run.
@@ -163,6 +174,11 @@ typedef struct cm_server cm_server;
 cm_server *cm_server_start(cm_app *app, const char *bind, int *port,
 			   int threads);
 void cm_server_stop(cm_server *s);
+
+/* ---- loadgen.c ---------------------------------------------------------------- */
+
+/* `saltbox-comments load ...` (argv[1] is "load"). */
+int cm_load(int argc, char **argv);
 
 /* ---- page.c ------------------------------------------------------------------- */
 

@@ -20,6 +20,8 @@ static void usage(FILE *f)
 		"[--wait-ms MS] [--verbose]\n"
 		"       saltbox-comments rank  (--data DIR | --connect URL)\n"
 		"       saltbox-comments keys\n"
+		"       saltbox-comments load --url URL [--rate OPS/S] [--duration S] "
+		"[--threads N] [--users N] [--products N] [--zipf S]\n"
 		"\n"
 		"Seed 003's product comments as a service (examples/comments/"
 		"README.md).\n"
@@ -33,7 +35,11 @@ static void usage(FILE *f)
 		"  --lock-timeout-ms MS transaction lock timeout (default "
 		"5000)\n"
 		"  --trace FILE         record every row key the store touches "
-		"(embedded store; keyviz reads it)\n"
+		"(embedded store) in FILE,\n"
+		"                       and product-comment index operations as "
+		"records in FILE.records\n"
+		"                       (saltbox keyviz -t FILE.records -f "
+		"keyviz.design)\n"
 		"  --test-clock MS      tests: the clock stands at MS until PUT "
 		"/admin/clock {\"now\":MS}\n"
 		"  --test-commit-delay-ms MS  tests: sleep MS before each commit "
@@ -217,6 +223,18 @@ static int serve(const opts *o)
 		app.txo.fault = commit_delay;
 		app.txo.fault_arg = (void *)&o->commit_delay_ms;
 	}
+	if (o->trace) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s.records", o->trace);
+		app.trace = fopen(path, "a");
+		if (!app.trace) {
+			fprintf(stderr, "saltbox-comments: cannot open %s\n", path);
+			cm_store_close(&app);
+			sbx_db_close(db);
+			return 1;
+		}
+		pthread_mutex_init(&app.trace_mu, NULL);
+	}
 	if (o->test_clock >= 0) {
 		app.test_clock = true;
 		atomic_store(&app.clock_ms, o->test_clock);
@@ -255,6 +273,8 @@ static int serve(const opts *o)
 	}
 	cm_store_close(&app);
 	sbx_db_close(db);
+	if (app.trace)
+		fclose(app.trace);
 	fprintf(stderr, "saltbox-comments: %ld request(s), %ld conflict "
 			"retries\n",
 		atomic_load(&app.requests), atomic_load(&app.conflicts_retried));
@@ -268,6 +288,8 @@ int main(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	const char *cmd = argv[1];
+	if (!strcmp(cmd, "load"))
+		return cm_load(argc, argv);
 	if (!strcmp(cmd, "keys")) {
 		fputs(cm_designs_text, stdout);
 		return 0;

@@ -286,7 +286,20 @@ typedef struct op {
 	int limit;
 	const uint8_t *cursor;
 	size_t cursor_len;
+	/* for the trace: the comment's index key fields before the write */
+	int64_t old_ts, old_len;
 } op;
+
+void cm_trace(cm_app *app, const char *kind, const char *pid, int64_t ts,
+	      int64_t len)
+{
+	if (!app->trace)
+		return;
+	pthread_mutex_lock(&app->trace_mu);
+	fprintf(app->trace, "%s\tproduct_id=%s ts=%lld content_len=%lld\n",
+		kind, pid, (long long)ts, (long long)len);
+	pthread_mutex_unlock(&app->trace_mu);
+}
 
 static void res_reset(cm_result *res)
 {
@@ -800,6 +813,10 @@ void cm_comment_post(cm_result *res, cm_app *app, const char *product_id,
 		.content = json_string_value(ct),
 		.content_len = json_string_length(ct)};
 	run(res, app, post_fn, &o);
+	if (res->status == 201)
+		cm_trace(app, "put", product_id,
+			 json_integer_value(json_object_get(res->json, "timestamp")),
+			 (int64_t)o.content_len);
 }
 
 /* ---- GET, PATCH, DELETE /products/{pid}/comments/{oid} ----------------------------- */
@@ -858,6 +875,8 @@ static int patch_fn(sbx_txn *txn, void *arg)
 		return rc;
 	}
 	int64_t ts = c.timestamp;
+	o->old_ts = c.timestamp;
+	o->old_len = (int64_t)c.content_len;
 	if (o->content_len != c.content_len) {
 		/* the product index row moves: its key holds the length */
 		rc = free_slot(&ts, txn, app, c.user_id, o->pid, c.timestamp,
@@ -911,6 +930,13 @@ void cm_comment_patch(cm_result *res, cm_app *app, const char *product_id,
 		.content = json_string_value(ct),
 		.content_len = json_string_length(ct)};
 	run(res, app, patch_fn, &o);
+	if (res->status == 200) {
+		int64_t ts = json_integer_value(json_object_get(res->json, "timestamp"));
+		if (ts != o.old_ts || (int64_t)o.content_len != o.old_len) {
+			cm_trace(app, "put", product_id, o.old_ts, o.old_len);
+			cm_trace(app, "put", product_id, ts, (int64_t)o.content_len);
+		}
+	}
 }
 
 /* Open a transaction's scan over the rows starting with prefix (from
@@ -946,6 +972,8 @@ static int delete_fn(sbx_txn *txn, void *arg)
 		sbx_buf_free(&ck);
 		return rc;
 	}
+	o->old_ts = c.timestamp;
+	o->old_len = (int64_t)c.content_len;
 	rc = delete_row(txn, app->t[CM_T_COMMENT], ck.data, ck.len);
 	rc = rc ? rc : uc_key(&k, app, c.user_id, c.timestamp);
 	rc = rc ? rc : delete_row(txn, app->t[CM_T_USER_COMMENT], k.data, k.len);
@@ -1004,6 +1032,8 @@ void cm_comment_delete(cm_result *res, cm_app *app, const char *product_id,
 		return;
 	op o = {.app = app, .res = res, .pid = product_id, .oid = order_id};
 	run(res, app, delete_fn, &o);
+	if (res->status == 204)
+		cm_trace(app, "put", product_id, o.old_ts, o.old_len);
 }
 
 /* ---- POST .../helpful ------------------------------------------------------------- */
@@ -1074,9 +1104,6 @@ void cm_comment_vote(cm_result *res, cm_app *app, const char *product_id,
 }
 
 /* ---- lists --------------------------------------------------------------------------- */
-
-bool cm_base64url_decode(uint8_t **out, size_t *out_len, const char *in,
-			 size_t len);
 
 /* Read the comments the index rows of a scan point at: up to o->limit,
  * then the next row's key as the cursor. */
@@ -1200,6 +1227,18 @@ void cm_comment_list(cm_result *res, cm_app *app, bool by_user,
 		.cursor = cur,
 		.cursor_len = clen};
 	run(res, app, list_fn, &o);
+	if (res->status == 200 && !by_user) {
+		/* the scan's start row as a record: the product's newest key,
+		 * or the cursor's */
+		int64_t ts = INT64_MAX, len = INT32_MAX;
+		if (cur) {
+			ts = INT64_MAX - (int64_t)cm_get_be64(cur + 11);
+			len = INT32_MAX - (int64_t)((uint32_t)cur[19] << 24 |
+						    (uint32_t)cur[20] << 16 |
+						    (uint32_t)cur[21] << 8 | cur[22]);
+		}
+		cm_trace(app, "scan", id, ts, len);
+	}
 	free(cur);
 }
 
