@@ -30,29 +30,30 @@
 #include <time.h>
 
 static const char designs_text[] =
-	"# Seed 002's message keys, a salted variant, and a room-first key.\n"
-	"chat_time = date:str(6) + ':' + time:str(6) + ':' + message_id:dec\n"
-	"chat_id   = message_id:dec mono + ':' + date:str(6) + ':' + "
-	"time:str(6)\n"
-	"chat_md5  = md5(message_id) + ':' + date:str(6) + ':' + time:str(6) "
-	"+ ':' + message_id:dec\n"
-	"chat_salt = salt(16, of=message_id) + date:str(6) + time:str(6) + "
-	"message_id:u64\n"
-	"chat_room = room_id:str(8) + ts:rts64 + message_id:u64\n"
-	"# The MD5 key's room index: room_id + reverse ts -> the MD5 row key.\n"
-	"chat_md5_room = room_id:str(8) + ts:rts64 + message_id:u64\n";
+    "# Seed 002's message keys, a salted variant, and a room-first key.\n"
+    "chat_time = date:str(6) + ':' + time:str(6) + ':' + message_id:dec\n"
+    "chat_id   = message_id:dec mono + ':' + date:str(6) + ':' + "
+    "time:str(6)\n"
+    "chat_md5  = md5(message_id) + ':' + date:str(6) + ':' + time:str(6) "
+    "+ ':' + message_id:dec\n"
+    "chat_salt = salt(16, of=message_id) + date:str(6) + time:str(6) + "
+    "message_id:u64\n"
+    "chat_room = room_id:str(8) + ts:rts64 + message_id:u64\n"
+    "# The MD5 key's room index: room_id + reverse ts -> the MD5 row key.\n"
+    "chat_md5_room = room_id:str(8) + ts:rts64 + message_id:u64\n";
 
 enum { D_TIME, D_ID, D_MD5, D_SALT, D_ROOM, D_IDX, ND };
-static const char *const names[ND] = {"chat_time", "chat_id",	"chat_md5",
-				      "chat_salt", "chat_room", "chat_md5_room"};
+static const char *const names[ND] = {"chat_time", "chat_id",
+				      "chat_md5",  "chat_salt",
+				      "chat_room", "chat_md5_room"};
 /* the fields each design takes (NULL-ended) */
 static const char *const fields[ND][5] = {
-	{"date", "time", "message_id", NULL},
-	{"message_id", "date", "time", NULL},
-	{"message_id", "date", "time", NULL},
-	{"message_id", "date", "time", NULL},
-	{"room_id", "ts", "message_id", NULL},
-	{"room_id", "ts", "message_id", NULL},
+    {"date", "time", "message_id", NULL},
+    {"message_id", "date", "time", NULL},
+    {"message_id", "date", "time", NULL},
+    {"message_id", "date", "time", NULL},
+    {"room_id", "ts", "message_id", NULL},
+    {"room_id", "ts", "message_id", NULL},
 };
 #define SALT_BUCKETS 16
 #define FIRST_ID 1231231ull /* the seed's first message id */
@@ -111,11 +112,11 @@ static void key_of(sbx_buf *out, const app *a, int i, const msg *m)
 	size_t n = 0;
 	for (int f = 0; fields[i][f]; f++) {
 		const char *name = fields[i][f];
-		const char *val = !strcmp(name, "date")	  ? m->date
-				  : !strcmp(name, "time")	  ? m->time
+		const char *val = !strcmp(name, "date")	     ? m->date
+				  : !strcmp(name, "time")    ? m->time
 				  : !strcmp(name, "room_id") ? m->room
-				  : !strcmp(name, "ts")	  ? ts
-							  : id;
+				  : !strcmp(name, "ts")	     ? ts
+							     : id;
 		v[n++] = (sbx_keyvalue){name, val, strlen(val)};
 	}
 	out->len = 0;
@@ -145,30 +146,34 @@ static int put_msg(sbx_table *t, sbx_txn *txn, const sbx_buf *k, const msg *m,
 	sbx_mutation *mu;
 	int rc = sbx_mutation_new(&mu, k->data, k->len);
 	if (value_key) {
-		rc = rc ? rc
-			: sbx_mutation_put(mu, "m", "k", 1, SBX_LATEST_TIMESTAMP,
-					   value_key->data, value_key->len);
+		rc =
+		    rc ? rc
+		       : sbx_mutation_put(mu, "m", "k", 1, SBX_LATEST_TIMESTAMP,
+					  value_key->data, value_key->len);
 	} else {
 		char text[64];
 		snprintf(text, sizeof text, "message %llu in %s",
 			 (unsigned long long)m->id, m->room);
-		rc = rc ? rc
-			: sbx_mutation_put(mu, "m", "id", 2, SBX_LATEST_TIMESTAMP,
-					   id, strlen(id));
+		rc =
+		    rc ? rc
+		       : sbx_mutation_put(mu, "m", "id", 2,
+					  SBX_LATEST_TIMESTAMP, id, strlen(id));
 		rc = rc ? rc
 			: sbx_mutation_put(mu, "m", "room", 4,
 					   SBX_LATEST_TIMESTAMP, m->room,
 					   strlen(m->room));
-		rc = rc ? rc
-			: sbx_mutation_put(mu, "m", "ts", 2, SBX_LATEST_TIMESTAMP,
-					   ts, strlen(ts));
+		rc =
+		    rc ? rc
+		       : sbx_mutation_put(mu, "m", "ts", 2,
+					  SBX_LATEST_TIMESTAMP, ts, strlen(ts));
 		rc = rc ? rc
 			: sbx_mutation_put(mu, "m", "text", 4,
 					   SBX_LATEST_TIMESTAMP, text,
 					   strlen(text));
 	}
 	if (rc == SBX_OK)
-		rc = txn ? sbx_txn_mutate(txn, t, mu) : sbx_table_mutate(NULL, t, mu);
+		rc = txn ? sbx_txn_mutate(txn, t, mu)
+			 : sbx_table_mutate(NULL, t, mu);
 	sbx_mutation_free(mu);
 	return rc;
 }
@@ -187,7 +192,8 @@ static int md5_fn(sbx_txn *txn, void *arg)
 	return rc ? rc : put_msg(w->a->t[D_IDX], txn, &w->ik, w->m, &w->k);
 }
 
-/* ---- reads ----------------------------------------------------------------- */
+/* ---- reads -----------------------------------------------------------------
+ */
 
 typedef struct cost {
 	long scans, gets, rows;
@@ -369,25 +375,29 @@ static void latest(found *f, cost *c, app *a, int i, const char *room,
 		break;
 	case D_MD5: /* no order: everything */
 		q.stop_early = false;
-		scan(c, a->t[i], NULL, 0, NULL, 0, false, false, latest_row, &q);
+		scan(c, a->t[i], NULL, 0, NULL, 0, false, false, latest_row,
+		     &q);
 		break;
 	case D_SALT: /* each bucket newest first, then merged */
 		for (int b = 0; b < SALT_BUCKETS; b++) {
 			found fb = {0};
 			latest_q qb = {room, want, &fb, true};
 			uint8_t p = (uint8_t)b;
-			scan(c, a->t[i], &p, 1, NULL, 0, true, true, latest_row, &qb);
+			scan(c, a->t[i], &p, 1, NULL, 0, true, true, latest_row,
+			     &qb);
 			for (size_t k = 0; k < fb.n; k++)
 				add_id(f, fb.ids[k]);
 			free(fb.ids);
 		}
 		break;
 	case D_ROOM: /* one range scan */
-		scan(c, a->t[i], prefix, 8, NULL, 0, true, false, latest_row, &q);
+		scan(c, a->t[i], prefix, 8, NULL, 0, true, false, latest_row,
+		     &q);
 		break;
 	case D_IDX: {
 		idx_q iq = {a, c, f, want};
-		scan(c, a->t[D_IDX], prefix, 8, NULL, 0, true, false, idx_row, &iq);
+		scan(c, a->t[D_IDX], prefix, 8, NULL, 0, true, false, idx_row,
+		     &iq);
 		break;
 	}
 	}
@@ -421,7 +431,8 @@ static void one_day(found *f, cost *c, app *a, int i, const char *date,
 			uint8_t p[7];
 			p[0] = (uint8_t)b;
 			memcpy(p + 1, date, 6);
-			scan(c, a->t[i], p, 7, NULL, 0, true, false, day_row, &q);
+			scan(c, a->t[i], p, 7, NULL, 0, true, false, day_row,
+			     &q);
 		}
 		break;
 	case D_ROOM: /* one range scan per room over the day's times */
@@ -434,8 +445,8 @@ static void one_day(found *f, cost *c, app *a, int i, const char *date,
 			key_of(&kl, a, D_ROOM, &lo);
 			kl.len -= 8; /* keep room + rts: from the first id */
 			key_of(&kh, a, D_ROOM, &hi);
-			scan(c, a->t[i], kl.data, kl.len, kh.data, kh.len, false,
-			     false, day_row, &q);
+			scan(c, a->t[i], kl.data, kl.len, kh.data, kh.len,
+			     false, false, day_row, &q);
 			sbx_buf_free(&kl);
 			sbx_buf_free(&kh);
 		}
@@ -448,7 +459,8 @@ static void one_day(found *f, cost *c, app *a, int i, const char *date,
 
 static bool same(const found *a, const found *b)
 {
-	return a->n == b->n && (!a->n || !memcmp(a->ids, b->ids, a->n * sizeof *a->ids));
+	return a->n == b->n &&
+	       (!a->n || !memcmp(a->ids, b->ids, a->n * sizeof *a->ids));
 }
 
 static int run(int argc, char **argv)
@@ -481,9 +493,10 @@ static int run(int argc, char **argv)
 	}
 	if (!data == !url || messages < 1 || rooms < 1 || rooms > 9999 ||
 	    days < 1 || want < 1 || rate < 0) {
-		fprintf(stderr, "usage: saltbox-chat run (--data DIR | --connect "
-				"URL) [--messages N] [--rate MSG/S] [--rooms N] "
-				"[--days N] [--latest N] [--trace-dir DIR]\n");
+		fprintf(stderr,
+			"usage: saltbox-chat run (--data DIR | --connect "
+			"URL) [--messages N] [--rate MSG/S] [--rooms N] "
+			"[--days N] [--latest N] [--trace-dir DIR]\n");
 		return 2;
 	}
 	app a = {0};
@@ -491,7 +504,8 @@ static int run(int argc, char **argv)
 		TRY(sbx_db_connect(&a.db, url));
 	else
 		TRY(sbx_db_open(&a.db, data, NULL));
-	TRY(sbx_keyset_parse(&a.keys, designs_text, strlen(designs_text), NULL));
+	TRY(sbx_keyset_parse(&a.keys, designs_text, strlen(designs_text),
+			     NULL));
 	for (int i = 0; i < ND; i++) {
 		a.d[i] = sbx_keyset_find(a.keys, names[i]);
 		bool exists;
@@ -509,10 +523,13 @@ static int run(int argc, char **argv)
 		TRY(sbx_table_open(&a.t[i], a.db, names[i]));
 		if (trace_dir) {
 			char path[4096];
-			snprintf(path, sizeof path, "%s/%s.trace", trace_dir, names[i]);
+			snprintf(path, sizeof path, "%s/%s.trace", trace_dir,
+				 names[i]);
 			a.trace[i] = fopen(path, "w");
 			if (!a.trace[i]) {
-				fprintf(stderr, "saltbox-chat: cannot write %s\n", path);
+				fprintf(stderr,
+					"saltbox-chat: cannot write %s\n",
+					path);
 				return 1;
 			}
 		}
@@ -538,8 +555,9 @@ static int run(int argc, char **argv)
 		if (rate > 0) {
 			double due = start + (double)i / rate, t = now_s();
 			if (due > t) {
-				struct timespec ts = {(time_t)(due - t),
-						      (long)(fmod(due - t, 1.0) * 1e9)};
+				struct timespec ts = {
+				    (time_t)(due - t),
+				    (long)(fmod(due - t, 1.0) * 1e9)};
 				nanosleep(&ts, NULL);
 			}
 		}
@@ -559,8 +577,10 @@ static int run(int argc, char **argv)
 				key_of(&w.k, &a, D_MD5, &m);
 				key_of(&w.ik, &a, D_IDX, &m);
 				TRY(sbx_txn_run(NULL, a.db, NULL, md5_fn, &w));
-				trace_key(a.trace[D_MD5], "put", w.k.data, w.k.len);
-				trace_key(a.trace[D_IDX], "put", w.ik.data, w.ik.len);
+				trace_key(a.trace[D_MD5], "put", w.k.data,
+					  w.k.len);
+				trace_key(a.trace[D_IDX], "put", w.ik.data,
+					  w.ik.len);
 				sbx_buf_free(&w.k);
 				sbx_buf_free(&w.ik);
 			} else {
@@ -571,7 +591,8 @@ static int run(int argc, char **argv)
 			w_ms[d] += (now_s() - w0) * 1000;
 		}
 		if ((i + 1) % 5000 == 0 || i + 1 == messages)
-			fprintf(stderr, "saltbox-chat: %ld messages written, %.0f/s\n",
+			fprintf(stderr,
+				"saltbox-chat: %ld messages written, %.0f/s\n",
 				i + 1, (double)(i + 1) / (now_s() - start));
 	}
 	free(cdf);
@@ -587,7 +608,9 @@ static int run(int argc, char **argv)
 	struct tm tm;
 	time_t ds = (time_t)((t0 + 86400000) / 1000);
 	gmtime_r(&ds, &tm);
-	int64_t day_start = (int64_t)(ds - (tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec)) * 1000;
+	int64_t day_start =
+	    (int64_t)(ds - (tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec)) *
+	    1000;
 	const char *room = "r0000";
 	printf("\n%-14s %9s | latest %ld of room %s        | messages of %s\n",
 	       "design", "write ms", want, room, day.date);
@@ -604,12 +627,15 @@ static int run(int argc, char **argv)
 		char wms[16];
 		snprintf(wms, sizeof wms, "%.3f", w_ms[i] / (double)messages);
 		if (i == D_IDX) {
-			printf("%-14s %9s | %5ld %5ld %8ld %8.1f | %5s %8s %8s\n",
-			       "chat_md5+index", "(in md5)", cl.scans, cl.gets,
-			       cl.rows, cl.ms, "-", "-", "-");
+			printf(
+			    "%-14s %9s | %5ld %5ld %8ld %8.1f | %5s %8s %8s\n",
+			    "chat_md5+index", "(in md5)", cl.scans, cl.gets,
+			    cl.rows, cl.ms, "-", "-", "-");
 		} else {
-			one_day(&fd, &cd, &a, i, day.date, (int)rooms, day_start);
-			printf("%-14s %9s | %5ld %5ld %8ld %8.1f | %5ld %8ld %8.1f\n",
+			one_day(&fd, &cd, &a, i, day.date, (int)rooms,
+				day_start);
+			printf("%-14s %9s | %5ld %5ld %8ld %8.1f | %5ld %8ld "
+			       "%8.1f\n",
 			       names[i], wms, cl.scans, cl.gets, cl.rows, cl.ms,
 			       cd.scans, cd.rows, cd.ms);
 		}
@@ -619,21 +645,25 @@ static int run(int argc, char **argv)
 			continue;
 		}
 		if (!same(&fl, &ref_l)) {
-			printf("  %s: latest %zu messages differ from chat_time's\n",
+			printf("  %s: latest %zu messages differ from "
+			       "chat_time's\n",
 			       names[i], fl.n);
 			agree = false;
 		}
 		if (i != D_IDX && !same(&fd, &ref_d)) {
-			printf("  %s: the day's %zu messages differ from chat_time's\n",
+			printf("  %s: the day's %zu messages differ from "
+			       "chat_time's\n",
 			       names[i], fd.n);
 			agree = false;
 		}
 		free(fl.ids);
 		free(fd.ids);
 	}
-	printf("\nlatest %zu of %s: ids %llu..%llu; %zu messages on %s\n", ref_l.n,
-	       room, ref_l.n ? (unsigned long long)ref_l.ids[ref_l.n - 1] : 0ull,
-	       ref_l.n ? (unsigned long long)ref_l.ids[0] : 0ull, ref_d.n, day.date);
+	printf("\nlatest %zu of %s: ids %llu..%llu; %zu messages on %s\n",
+	       ref_l.n, room,
+	       ref_l.n ? (unsigned long long)ref_l.ids[ref_l.n - 1] : 0ull,
+	       ref_l.n ? (unsigned long long)ref_l.ids[0] : 0ull, ref_d.n,
+	       day.date);
 	printf("%s\n", agree ? "every design returned the same messages"
 			     : "DESIGNS DISAGREE");
 	free(ref_l.ids);

@@ -13,7 +13,8 @@ static void reply_json(cm_reply *out, int status, json_t *j)
 {
 	out->status = status;
 	out->type = "application/json";
-	out->body = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	out->body =
+	    j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	out->body_len = out->body ? strlen(out->body) : 0;
 }
 
@@ -73,8 +74,12 @@ static void method_not_allowed(cm_reply *out, const char *method,
 static void admin_clock(cm_reply *out, cm_app *app, json_t *body)
 {
 	json_t *now = json_object_get(body, "now");
-	if (!json_is_integer(now) || json_integer_value(now) < 0) {
-		reply_error(out, 400, "'now' must be milliseconds since 1970");
+	/* bounded: timestamps + a few ms must stay far from INT64_MAX */
+	if (!json_is_integer(now) || json_integer_value(now) < 0 ||
+	    json_integer_value(now) > INT64_C(253402300799999)) {
+		reply_error(out, 400,
+			    "'now' must be milliseconds since 1970, at most "
+			    "the end of year 9999");
 		return;
 	}
 	atomic_store(&app->clock_ms, (int64_t)json_integer_value(now));
@@ -83,9 +88,9 @@ static void admin_clock(cm_reply *out, cm_app *app, json_t *body)
 	json_decref(j);
 }
 
-void cm_handle(cm_reply *out, cm_app *app, const char *method,
-	       const char *path, cm_query_fn query, void *query_arg,
-	       const char *body, size_t body_len)
+void cm_handle(cm_reply *out, cm_app *app, const char *method, const char *path,
+	       cm_query_fn query, void *query_arg, const char *body,
+	       size_t body_len)
 {
 	memset(out, 0, sizeof *out);
 	atomic_fetch_add(&app->requests, 1);

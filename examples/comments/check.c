@@ -28,13 +28,16 @@ static int ent_cmp(const void *a, const void *b)
 		      CM_COMMENT_KEY_LEN);
 }
 
-static long problems;
-static bool loud;
+/* The problems found so far; the first 20 are printed unless verbose. */
+typedef struct tally {
+	long problems;
+	bool verbose;
+} tally;
 
-static void problem(const char *fmt, const uint8_t *key, size_t len)
+static void problem(tally *y, const char *fmt, const uint8_t *key, size_t len)
 {
-	problems++;
-	if (!loud && problems > 20)
+	y->problems++;
+	if (!y->verbose && y->problems > 20)
 		return;
 	char hex[2 * 64 + 1] = "";
 	for (size_t i = 0; i < len && i < 64; i++) {
@@ -84,7 +87,8 @@ static void id_of(char out[CM_ID_MAX + 1], const uint8_t *p)
 }
 
 /* Check the rows of index table t against the comments. */
-static int check_index(long *rows, cm_app *app, int t, ent *all, size_t n)
+static int check_index(tally *y, long *rows, cm_app *app, int t, ent *all,
+		       size_t n)
 {
 	sbx_scanner *s;
 	int rc = open_scan(&s, app->t[t]);
@@ -112,13 +116,14 @@ static int check_index(long *rows, cm_app *app, int t, ent *all, size_t n)
 		if (e)
 			e->seen[t]++;
 		if (!e) {
-			problem("index row points at a missing comment", row,
+			problem(y, "index row points at a missing comment", row,
 				rl);
 		} else if (t == CM_T_USER_COMMENT) {
 			int64_t ts = INT64_MAX - (int64_t)cm_get_be64(row + 10);
 			if (rl != CM_UC_KEY_LEN || strcmp(id, e->user) ||
 			    ts != e->ts)
-				problem("user-comment row does not match its "
+				problem(y,
+					"user-comment row does not match its "
 					"comment",
 					row, rl);
 		} else if (t == CM_T_PRODUCT_COMMENT) {
@@ -130,12 +135,15 @@ static int check_index(long *rows, cm_app *app, int t, ent *all, size_t n)
 			if (rl != CM_PC_KEY_LEN ||
 			    memcmp(row, e->key + CM_ID_MAX, CM_ID_MAX) ||
 			    row[10] != 'c' || ts != e->ts || len != e->len)
-				problem("product-comment row does not match "
+				problem(y,
+					"product-comment row does not match "
 					"its comment",
 					row, rl);
 		} else if (t == CM_T_RANK) {
-			if (rl != 13 || memcmp(row, e->key + CM_ID_MAX, CM_ID_MAX))
-				problem("rank row points at another product's "
+			if (rl != 13 ||
+			    memcmp(row, e->key + CM_ID_MAX, CM_ID_MAX))
+				problem(y,
+					"rank row points at another product's "
 					"comment",
 					row, rl);
 		}
@@ -147,17 +155,15 @@ static int check_index(long *rows, cm_app *app, int t, ent *all, size_t n)
 
 long cm_check(cm_app *app, int64_t wait_ms, bool verbose)
 {
-	problems = 0;
-	loud = verbose;
+	tally tl = {0, verbose}, *y = &tl;
 	/* 1. locks */
 	size_t resolved_total = 0, remaining = 0;
 	for (int64_t waited = 0;; waited += 100) {
 		remaining = 0;
 		for (int t = 0; t < CM_NTABLES; t++) {
 			size_t res = 0, rem = 0;
-			int rc = sbx_txn_resolve_table(&res, &rem, app->db,
-						       cm_table_names[t],
-						       &app->txo);
+			int rc = sbx_txn_resolve_table(
+			    &res, &rem, app->db, cm_table_names[t], &app->txo);
 			if (rc) {
 				fprintf(stderr, "check: resolving %s: %s\n",
 					cm_table_names[t], sbx_errmsg());
@@ -173,7 +179,7 @@ long cm_check(cm_app *app, int64_t wait_ms, bool verbose)
 	printf("locks: %zu resolved, %zu remaining\n", resolved_total,
 	       remaining);
 	if (remaining)
-		problems += (long)remaining;
+		y->problems += (long)remaining;
 
 	/* 2. the comments */
 	sbx_scanner *s;
@@ -195,14 +201,16 @@ long cm_check(cm_app *app, int64_t wait_ms, bool verbose)
 				cap = cap ? 2 * cap : 256;
 				all = realloc(all, cap * sizeof *all);
 				if (!all) {
-					fprintf(stderr, "check: out of memory\n");
+					fprintf(stderr,
+						"check: out of memory\n");
 					exit(1);
 				}
 			}
 			size_t rl;
 			const uint8_t *row = sbx_result_row(r, &rl);
 			memcpy(all[n].key, row, CM_COMMENT_KEY_LEN);
-			snprintf(all[n].user, sizeof all[n].user, "%s", c.user_id);
+			snprintf(all[n].user, sizeof all[n].user, "%s",
+				 c.user_id);
 			all[n].ts = c.timestamp;
 			all[n].len = c.content_len;
 			memset(all[n].seen, 0, sizeof all[n].seen);
@@ -210,7 +218,7 @@ long cm_check(cm_app *app, int64_t wait_ms, bool verbose)
 		} else if (sbx_result_size(r)) {
 			size_t rl;
 			const uint8_t *row = sbx_result_row(r, &rl);
-			problem("comment row is incomplete", row, rl);
+			problem(y, "comment row is incomplete", row, rl);
 		}
 		cm_comment_clear(&c);
 		sbx_result_free(r);
@@ -218,9 +226,9 @@ long cm_check(cm_app *app, int64_t wait_ms, bool verbose)
 	sbx_scanner_close(s);
 	/* 3. the index rows */
 	long uc = 0, pc = 0, rk = 0;
-	rc = rc ? rc : check_index(&uc, app, CM_T_USER_COMMENT, all, n);
-	rc = rc ? rc : check_index(&pc, app, CM_T_PRODUCT_COMMENT, all, n);
-	rc = rc ? rc : check_index(&rk, app, CM_T_RANK, all, n);
+	rc = rc ? rc : check_index(y, &uc, app, CM_T_USER_COMMENT, all, n);
+	rc = rc ? rc : check_index(y, &pc, app, CM_T_PRODUCT_COMMENT, all, n);
+	rc = rc ? rc : check_index(y, &rk, app, CM_T_RANK, all, n);
 	if (rc) {
 		fprintf(stderr, "check: %s\n", sbx_errmsg());
 		free(all);
@@ -229,16 +237,18 @@ long cm_check(cm_app *app, int64_t wait_ms, bool verbose)
 	/* each comment is pointed at by exactly one row of each index */
 	for (size_t i = 0; i < n; i++) {
 		if (all[i].seen[CM_T_USER_COMMENT] != 1)
-			problem("comment without exactly one user-comment row",
+			problem(y,
+				"comment without exactly one user-comment row",
 				all[i].key, CM_COMMENT_KEY_LEN);
 		if (all[i].seen[CM_T_PRODUCT_COMMENT] != 1)
-			problem("comment without exactly one product-comment "
+			problem(y,
+				"comment without exactly one product-comment "
 				"row",
 				all[i].key, CM_COMMENT_KEY_LEN);
 	}
 	printf("check: %zu comments, %ld user-comment rows, %ld "
 	       "product-comment rows, %ld rank rows: %ld problem(s)\n",
-	       n, uc, pc, rk, problems);
+	       n, uc, pc, rk, y->problems);
 	free(all);
-	return problems;
+	return y->problems;
 }

@@ -28,12 +28,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CM_ID_MAX 10               /* ids: 1-10 printable ASCII bytes */
-#define CM_CONTENT_MAX 10000       /* comment content, bytes */
-#define CM_COMMENT_KEY_LEN 20      /* orderId(10) productId(10) */
-#define CM_PC_KEY_LEN 23           /* productId(10) 'c' rts(8) rlen(4) */
-#define CM_UC_KEY_LEN 18           /* userId(10) rts(8) */
-#define CM_TOP 10                  /* ranks kept per product */
+#define CM_ID_MAX 10	      /* ids: 1-10 printable ASCII bytes */
+#define CM_CONTENT_MAX 10000  /* comment content, bytes */
+#define CM_COMMENT_KEY_LEN 20 /* orderId(10) productId(10) */
+#define CM_PC_KEY_LEN 23      /* productId(10) 'c' rts(8) rlen(4) */
+#define CM_UC_KEY_LEN 18      /* userId(10) rts(8) */
+#define CM_TOP 10	      /* ranks kept per product */
 
 /* The tables, in the order cm_app.t holds them. */
 enum {
@@ -81,7 +81,8 @@ typedef struct cm_reply {
 	const char *type;
 } cm_reply;
 
-/* ---- store.c --------------------------------------------------------------- */
+/* ---- store.c ---------------------------------------------------------------
+ */
 
 /* Open the tables (creating any that is missing, each with the lock
  * family) and parse the key designs. 0, or -1 with a message on stderr. */
@@ -114,8 +115,8 @@ void cm_comment_delete(cm_result *res, cm_app *app, const char *product_id,
 void cm_comment_vote(cm_result *res, cm_app *app, const char *product_id,
 		     const char *order_id, json_t *body);
 /* by_user false: a product's comments; true: a user's. */
-void cm_comment_list(cm_result *res, cm_app *app, bool by_user,
-		     const char *id, const char *limit, const char *cursor);
+void cm_comment_list(cm_result *res, cm_app *app, bool by_user, const char *id,
+		     const char *limit, const char *cursor);
 void cm_comment_top(cm_result *res, cm_app *app, const char *product_id);
 
 /* Comment row helpers shared with rank.c and check.c. */
@@ -144,29 +145,33 @@ void cm_trace(cm_app *app, const char *kind, const char *pid, int64_t ts,
 bool cm_base64url_decode(uint8_t **out, size_t *out_len, const char *in,
 			 size_t len);
 
-/* ---- rank.c ------------------------------------------------------------------ */
+/* ---- rank.c
+ * ------------------------------------------------------------------ */
 
 /* Run the batch over the products with activity since the last run.
  * *products gets how many. SBX_OK or an error (message in sbx_errmsg). */
 int cm_rank_run(long *products, cm_app *app);
 
-/* ---- check.c ----------------------------------------------------------------- */
+/* ---- check.c
+ * ----------------------------------------------------------------- */
 
 /* Resolve expired locks (waiting up to wait_ms for unexpired ones), then
  * check every index row against the comments. Prints a summary; returns
  * the number of problems, or -1 when the store fails. */
 long cm_check(cm_app *app, int64_t wait_ms, bool verbose);
 
-/* ---- api.c -------------------------------------------------------------------- */
+/* ---- api.c
+ * -------------------------------------------------------------------- */
 
 /* Answer one request. query_get(arg, name) returns a query argument or
  * NULL. */
 typedef const char *(*cm_query_fn)(void *arg, const char *name);
-void cm_handle(cm_reply *out, cm_app *app, const char *method,
-	       const char *path, cm_query_fn query, void *query_arg,
-	       const char *body, size_t body_len);
+void cm_handle(cm_reply *out, cm_app *app, const char *method, const char *path,
+	       cm_query_fn query, void *query_arg, const char *body,
+	       size_t body_len);
 
-/* ---- http.c ------------------------------------------------------------------- */
+/* ---- http.c
+ * ------------------------------------------------------------------- */
 
 typedef struct cm_server cm_server;
 /* Start listening; *port gets the bound port (port 0 = any free one).
@@ -175,16 +180,19 @@ cm_server *cm_server_start(cm_app *app, const char *bind, int *port,
 			   int threads);
 void cm_server_stop(cm_server *s);
 
-/* ---- loadgen.c ---------------------------------------------------------------- */
+/* ---- loadgen.c
+ * ---------------------------------------------------------------- */
 
 /* `saltbox-comments load ...` (argv[1] is "load"). */
 int cm_load(int argc, char **argv);
 
-/* ---- page.c ------------------------------------------------------------------- */
+/* ---- page.c
+ * ------------------------------------------------------------------- */
 
 extern const char cm_page_html[];
 
-/* ---- util.c ------------------------------------------------------------------- */
+/* ---- util.c
+ * ------------------------------------------------------------------- */
 
 int64_t cm_now_ms(cm_app *app);
 /* 1-10 bytes of printable ASCII (0x21-0x7E) other than '/'. */
@@ -194,7 +202,7 @@ bool cm_base64_decode(uint8_t **out, size_t *out_len, const char *in,
 		      size_t len);
 char *cm_base64_encode(const uint8_t *in, size_t len, bool url);
 void cm_result_error(cm_result *res, int status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* The store failed: 503 for a conflict that outlived its retries, 500
  * otherwise, with sbx_errmsg(). */
 void cm_result_store_error(cm_result *res, int rc);

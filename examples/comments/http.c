@@ -41,8 +41,8 @@ static const char *query_get(void *arg, const char *name)
 static MHD_RESULT send_reply(struct MHD_Connection *conn, cm_reply *r)
 {
 	struct MHD_Response *resp = MHD_create_response_from_buffer(
-		r->body_len, r->body ? r->body : (char *)"",
-		r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	    r->body_len, r->body ? r->body : (char *)"",
+	    r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	if (!resp) {
 		free(r->body);
 		return MHD_NO;
@@ -124,8 +124,9 @@ cm_server *cm_server_start(cm_app *app, const char *bind, int *port,
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)*port);
 	if (inet_pton(AF_INET, bind, &sa.sin_addr) != 1) {
-		fprintf(stderr, "saltbox-comments: --bind %s is not an IPv4 "
-				"address\n",
+		fprintf(stderr,
+			"saltbox-comments: --bind %s is not an IPv4 "
+			"address\n",
 			bind);
 		return NULL;
 	}
@@ -134,11 +135,11 @@ cm_server *cm_server_start(cm_app *app, const char *bind, int *port,
 		return NULL;
 	s->app = app;
 	s->d = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, (uint16_t)*port,
-		NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &sa,
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)threads,
-		MHD_OPTION_NOTIFY_COMPLETED, on_done, s,
-		MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_END);
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, (uint16_t)*port,
+	    NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &sa,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)threads,
+	    MHD_OPTION_NOTIFY_COMPLETED, on_done, s,
+	    MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_END);
 	if (!s->d) {
 		fprintf(stderr, "saltbox-comments: cannot listen on %s:%d\n",
 			bind, *port);
@@ -146,7 +147,7 @@ cm_server *cm_server_start(cm_app *app, const char *bind, int *port,
 		return NULL;
 	}
 	const union MHD_DaemonInfo *info =
-		MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+	    MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
 	if (info)
 		*port = info->port;
 	return s;

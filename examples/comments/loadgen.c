@@ -17,9 +17,19 @@
 #include <string.h>
 #include <time.h>
 
-enum { OP_POST, OP_EDIT, OP_READ, OP_NEXT, OP_USER, OP_TOP, OP_VOTE, OP_ORDER, NOPS };
-static const char *const op_names[NOPS] = {"post",  "edit", "read", "read-next",
-					   "user",  "top",  "vote", "order"};
+enum {
+	OP_POST,
+	OP_EDIT,
+	OP_READ,
+	OP_NEXT,
+	OP_USER,
+	OP_TOP,
+	OP_VOTE,
+	OP_ORDER,
+	NOPS
+};
+static const char *const op_names[NOPS] = {"post", "edit", "read", "read-next",
+					   "user", "top",  "vote", "order"};
 static const int default_mix[OP_VOTE + 1] = {20, 5, 40, 0, 10, 10, 15};
 
 typedef struct lg_opts {
@@ -28,6 +38,7 @@ typedef struct lg_opts {
 	int threads, users, products;
 	uint64_t seed;
 	bool setup;
+	double end; /* when the workers stop (set before they start) */
 } lg_opts;
 
 typedef struct lat {
@@ -72,7 +83,10 @@ static uint64_t rnd(uint64_t *s)
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
 	return z ^ (z >> 31);
 }
-static double unit(uint64_t *s) { return (double)(rnd(s) >> 11) / 9007199254740992.0; }
+static double unit(uint64_t *s)
+{
+	return (double)(rnd(s) >> 11) / 9007199254740992.0;
+}
 
 static size_t on_body(char *p, size_t size, size_t n, void *arg)
 {
@@ -125,8 +139,12 @@ static void record(worker *w, int op, double secs, long status, bool ok409)
 		l->v = v;
 	}
 	l->v[l->n++] = secs * 1000.0;
-	int k = status == 0 ? 0 : status == 409 ? 4 : status >= 500 ? 5
-		: status >= 400 ? 3 : status >= 300 ? 2 : 1;
+	int k = status == 0	? 0
+		: status == 409 ? 4
+		: status >= 500 ? 5
+		: status >= 400 ? 3
+		: status >= 300 ? 2
+				: 1;
 	w->statuses[k]++;
 	if (status == 0 || status >= 500 || (status == 409 && !ok409) ||
 	    (status >= 400 && status != 409 && status != 404))
@@ -187,22 +205,29 @@ static void one_op(worker *w)
 		int p = pick_product(w);
 		char oid[12], pid[12], uid[12];
 		snprintf(pid, sizeof pid, "p%d", p);
-		snprintf(uid, sizeof uid, "u%d", (int)(rnd(&w->rng) % (uint64_t)w->o->users));
+		snprintf(uid, sizeof uid, "u%d",
+			 (int)(rnd(&w->rng) % (uint64_t)w->o->users));
 		random_id(w, oid, 'o');
 		snprintf(path, sizeof path, "/orders/%s", oid);
-		snprintf(body, sizeof body, "{\"userId\":\"%s\",\"productIds\":[\"%s\"]}", uid, pid);
+		snprintf(body, sizeof body,
+			 "{\"userId\":\"%s\",\"productIds\":[\"%s\"]}", uid,
+			 pid);
 		st = request(w, "PUT", path, body);
 		record(w, OP_ORDER, now_s() - t0, st, false);
 		t0 = now_s();
 		content(w, text, sizeof text);
 		snprintf(path, sizeof path, "/products/%s/comments", pid);
-		snprintf(body, sizeof body, "{\"orderId\":\"%s\",\"userId\":\"%s\",\"content\":\"%s\"}", oid, uid, text);
+		snprintf(
+		    body, sizeof body,
+		    "{\"orderId\":\"%s\",\"userId\":\"%s\",\"content\":\"%s\"}",
+		    oid, uid, text);
 		st = request(w, "POST", path, body);
 		record(w, OP_POST, now_s() - t0, st, false);
 		if (st == 201) {
 			if (w->nmine == w->capmine) {
 				w->capmine = w->capmine ? 2 * w->capmine : 256;
-				posted *m = realloc(w->mine, w->capmine * sizeof *m);
+				posted *m =
+				    realloc(w->mine, w->capmine * sizeof *m);
 				if (!m)
 					return;
 				w->mine = m;
@@ -216,7 +241,8 @@ static void one_op(worker *w)
 	case OP_EDIT: {
 		posted *m = &w->mine[rnd(&w->rng) % w->nmine];
 		content(w, text, sizeof text);
-		snprintf(path, sizeof path, "/products/%s/comments/%s", m->pid, m->oid);
+		snprintf(path, sizeof path, "/products/%s/comments/%s", m->pid,
+			 m->oid);
 		snprintf(body, sizeof body, "{\"content\":\"%s\"}", text);
 		st = request(w, "PATCH", path, body);
 		record(w, op, now_s() - t0, st, false);
@@ -224,16 +250,20 @@ static void one_op(worker *w)
 	}
 	case OP_READ: {
 		int p = pick_product(w);
-		snprintf(path, sizeof path, "/products/p%d/comments?limit=10", p);
+		snprintf(path, sizeof path, "/products/p%d/comments?limit=10",
+			 p);
 		st = request(w, "GET", path, NULL);
 		record(w, op, now_s() - t0, st, false);
 		if (st != 200 || rnd(&w->rng) % 4)
 			break;
 		/* one reader in four reads the next page */
 		json_t *j = json_loads(w->buf ? w->buf : "", 0, NULL);
-		const char *next = json_string_value(json_object_get(j, "next"));
+		const char *next =
+		    json_string_value(json_object_get(j, "next"));
 		if (next) {
-			snprintf(path, sizeof path, "/products/p%d/comments?limit=10&cursor=%s", p, next);
+			snprintf(path, sizeof path,
+				 "/products/p%d/comments?limit=10&cursor=%s", p,
+				 next);
 			t0 = now_s();
 			st = request(w, "GET", path, NULL);
 			record(w, OP_NEXT, now_s() - t0, st, false);
@@ -248,13 +278,15 @@ static void one_op(worker *w)
 		record(w, op, now_s() - t0, st, false);
 		break;
 	case OP_TOP:
-		snprintf(path, sizeof path, "/products/p%d/comments/top", pick_product(w));
+		snprintf(path, sizeof path, "/products/p%d/comments/top",
+			 pick_product(w));
 		st = request(w, "GET", path, NULL);
 		record(w, op, now_s() - t0, st, false);
 		break;
 	case OP_VOTE: {
 		posted *m = &w->mine[rnd(&w->rng) % w->nmine];
-		snprintf(path, sizeof path, "/products/%s/comments/%s/helpful", m->pid, m->oid);
+		snprintf(path, sizeof path, "/products/%s/comments/%s/helpful",
+			 m->pid, m->oid);
 		snprintf(body, sizeof body, "{\"userId\":\"u%d\"}",
 			 (int)(rnd(&w->rng) % (uint64_t)w->o->users));
 		st = request(w, "POST", path, body);
@@ -265,18 +297,17 @@ static void one_op(worker *w)
 	atomic_fetch_add(w->done, 1);
 }
 
-static volatile double g_end;
-
 static void *worker_main(void *arg)
 {
 	worker *w = arg;
 	double interval = w->o->threads / w->o->rate;
 	double next = now_s() + interval * unit(&w->rng);
-	while (next < g_end) {
+	while (next < w->o->end) {
 		double t = now_s();
 		if (next > t) {
 			double d = next - t;
-			struct timespec ts = {(time_t)d, (long)((d - (time_t)d) * 1e9)};
+			struct timespec ts = {(time_t)d,
+					      (long)((d - (time_t)d) * 1e9)};
 			nanosleep(&ts, NULL);
 		} else if (t - next > 1.0) {
 			next = t; /* too far behind: do not burst to catch up */
@@ -319,8 +350,14 @@ static CURL *new_curl(worker *w)
 
 int cm_load(int argc, char **argv)
 {
-	lg_opts o = {.rate = 200, .duration = 10, .zipf = 0.99, .threads = 8,
-		     .users = 1000, .products = 1000, .seed = 3, .setup = true};
+	lg_opts o = {.rate = 200,
+		     .duration = 10,
+		     .zipf = 0.99,
+		     .threads = 8,
+		     .users = 1000,
+		     .products = 1000,
+		     .seed = 3,
+		     .setup = true};
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--no-setup")) {
@@ -378,23 +415,28 @@ int cm_load(int argc, char **argv)
 			return 1;
 	}
 	if (o.setup) {
-		fprintf(stderr, "load: creating seller s1, %d products, %d users\n",
+		fprintf(stderr,
+			"load: creating seller s1, %d products, %d users\n",
 			o.products, o.users);
 		worker *w = &ws[0];
-		long st = request(w, "PUT", "/sellers/s1", "{\"name\":\"load\"}");
+		long st =
+		    request(w, "PUT", "/sellers/s1", "{\"name\":\"load\"}");
 		if (st != 200 && st != 201) {
-			fprintf(stderr, "load: PUT /sellers/s1 answered %ld: %s\n", st,
+			fprintf(stderr,
+				"load: PUT /sellers/s1 answered %ld: %s\n", st,
 				w->buf ? w->buf : "");
 			return 1;
 		}
 		char path[64];
 		for (int i = 0; i < o.products && st < 300; i++) {
 			snprintf(path, sizeof path, "/products/p%d", i);
-			st = request(w, "PUT", path, "{\"sellerId\":\"s1\",\"content\":\"\"}");
+			st = request(w, "PUT", path,
+				     "{\"sellerId\":\"s1\",\"content\":\"\"}");
 		}
 		for (int i = 0; i < o.users && st < 300; i++) {
 			snprintf(path, sizeof path, "/users/u%d", i);
-			st = request(w, "PUT", path, "{\"name\":\"load\",\"nickname\":\"l\"}");
+			st = request(w, "PUT", path,
+				     "{\"name\":\"load\",\"nickname\":\"l\"}");
 		}
 		if (st >= 300) {
 			fprintf(stderr, "load: setup failed with %ld: %s\n", st,
@@ -402,30 +444,32 @@ int cm_load(int argc, char **argv)
 			return 1;
 		}
 	}
-	fprintf(stderr, "load: %s at %.0f ops/s for %.0f s, %d threads, "
-			"zipf %.2f over %d products\n",
+	fprintf(stderr,
+		"load: %s at %.0f ops/s for %.0f s, %d threads, "
+		"zipf %.2f over %d products\n",
 		o.url, o.rate, o.duration, o.threads, o.zipf, o.products);
 	double start = now_s();
-	g_end = start + o.duration;
+	o.end = start + o.duration;
 	for (int i = 0; i < o.threads; i++)
 		pthread_create(&ws[i].th, NULL, worker_main, &ws[i]);
 	long last = 0;
-	for (int s = 1; now_s() < g_end; s++) {
+	for (int s = 1; now_s() < o.end; s++) {
 		double wake = start + s;
-		while (now_s() < wake && now_s() < g_end) {
+		while (now_s() < wake && now_s() < o.end) {
 			struct timespec ts = {0, 50000000};
 			nanosleep(&ts, NULL);
 		}
 		long d = atomic_load(&done);
-		fprintf(stderr, "load: %3ds  %8ld ops  %6ld ops/s\n", s, d, d - last);
+		fprintf(stderr, "load: %3ds  %8ld ops  %6ld ops/s\n", s, d,
+			d - last);
 		last = d;
 	}
 	for (int i = 0; i < o.threads; i++)
 		pthread_join(ws[i].th, NULL);
 	double secs = now_s() - start;
 	long total = atomic_load(&done);
-	printf("load: %ld operations in %.1f s: %.0f ops/s (target %.0f)\n", total,
-	       secs, (double)total / secs, o.rate);
+	printf("load: %ld operations in %.1f s: %.0f ops/s (target %.0f)\n",
+	       total, secs, (double)total / secs, o.rate);
 	printf("%-10s %8s %9s %9s %9s %9s %7s\n", "op", "count", "p50 ms",
 	       "p90 ms", "p99 ms", "max ms", "errors");
 	long st[6] = {0}, errors = 0;
@@ -447,9 +491,10 @@ int cm_load(int argc, char **argv)
 		if (all && n)
 			qsort(all, n, sizeof *all, cmp_d);
 		if (n)
-			printf("%-10s %8zu %9.2f %9.2f %9.2f %9.2f %7ld\n", op_names[op],
-			       n, pct(all, n, 50), pct(all, n, 90), pct(all, n, 99),
-			       all[n - 1], err);
+			printf("%-10s %8zu %9.2f %9.2f %9.2f %9.2f %7ld\n",
+			       op_names[op], n, pct(all, n, 50),
+			       pct(all, n, 90), pct(all, n, 99), all[n - 1],
+			       err);
 		free(all);
 		errors += err;
 	}

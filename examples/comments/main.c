@@ -13,40 +13,42 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: saltbox-comments serve (--data DIR | --connect URL) "
-		"[options]\n"
-		"       saltbox-comments check (--data DIR | --connect URL) "
-		"[--wait-ms MS] [--verbose]\n"
-		"       saltbox-comments rank  (--data DIR | --connect URL)\n"
-		"       saltbox-comments keys\n"
-		"       saltbox-comments load --url URL [--rate OPS/S] [--duration S] "
-		"[--threads N] [--users N] [--products N] [--zipf S]\n"
-		"\n"
-		"Seed 003's product comments as a service (examples/comments/"
-		"README.md).\n"
-		"\n"
-		"serve options:\n"
-		"  --port N             port (default 8081; 0 = any free port)\n"
-		"  --bind ADDR          IPv4 address (default 127.0.0.1)\n"
-		"  --threads N          HTTP threads (default 8)\n"
-		"  --rank-every S       run the rank batch every S seconds "
-		"(default 0: only POST /admin/rank)\n"
-		"  --lock-timeout-ms MS transaction lock timeout (default "
-		"5000)\n"
-		"  --trace FILE         record every row key the store touches "
-		"(embedded store) in FILE,\n"
-		"                       and product-comment index operations as "
-		"records in FILE.records\n"
-		"                       (saltbox keyviz -t FILE.records -f "
-		"keyviz.design)\n"
-		"  --test-clock MS      tests: the clock stands at MS until PUT "
-		"/admin/clock {\"now\":MS}\n"
-		"  --test-commit-delay-ms MS  tests: sleep MS before each commit "
-		"step (widens the window a SIGKILL hits)\n"
-		"check options:\n"
-		"  --wait-ms MS         wait up to MS for unexpired locks "
-		"(default 10000)\n");
+	fprintf(
+	    f,
+	    "usage: saltbox-comments serve (--data DIR | --connect URL) "
+	    "[options]\n"
+	    "       saltbox-comments check (--data DIR | --connect URL) "
+	    "[--wait-ms MS] [--verbose]\n"
+	    "       saltbox-comments rank  (--data DIR | --connect URL)\n"
+	    "       saltbox-comments keys\n"
+	    "       saltbox-comments load --url URL [--rate OPS/S] [--duration "
+	    "S] "
+	    "[--threads N] [--users N] [--products N] [--zipf S]\n"
+	    "\n"
+	    "Seed 003's product comments as a service (examples/comments/"
+	    "README.md).\n"
+	    "\n"
+	    "serve options:\n"
+	    "  --port N             port (default 8081; 0 = any free port)\n"
+	    "  --bind ADDR          IPv4 address (default 127.0.0.1)\n"
+	    "  --threads N          HTTP threads (default 8)\n"
+	    "  --rank-every S       run the rank batch every S seconds "
+	    "(default 0: only POST /admin/rank)\n"
+	    "  --lock-timeout-ms MS transaction lock timeout (default "
+	    "5000)\n"
+	    "  --trace FILE         record every row key the store touches "
+	    "(embedded store) in FILE,\n"
+	    "                       and product-comment index operations as "
+	    "records in FILE.records\n"
+	    "                       (saltbox keyviz -t FILE.records -f "
+	    "keyviz.design)\n"
+	    "  --test-clock MS      tests: the clock stands at MS until PUT "
+	    "/admin/clock {\"now\":MS}\n"
+	    "  --test-commit-delay-ms MS  tests: sleep MS before each commit "
+	    "step (widens the window a SIGKILL hits)\n"
+	    "check options:\n"
+	    "  --wait-ms MS         wait up to MS for unexpired locks "
+	    "(default 10000)\n");
 }
 
 typedef struct opts {
@@ -85,8 +87,9 @@ static int parse(opts *o, int argc, char **argv)
 			continue;
 		}
 		if (!v) {
-			fprintf(stderr, "saltbox-comments: %s needs a value "
-					"(or is unknown)\n",
+			fprintf(stderr,
+				"saltbox-comments: %s needs a value "
+				"(or is unknown)\n",
 				a);
 			return -1;
 		}
@@ -103,7 +106,8 @@ static int parse(opts *o, int argc, char **argv)
 			o->port = (int)x;
 		else if (!strcmp(a, "--threads") && num(v, 1, 256, &x))
 			o->threads = (int)x;
-		else if (!strcmp(a, "--rank-every") && num(v, 0, 86400 * 365, &x))
+		else if (!strcmp(a, "--rank-every") &&
+			 num(v, 0, 86400 * 365, &x))
 			o->rank_every = (long)x;
 		else if (!strcmp(a, "--lock-timeout-ms") &&
 			 num(v, 1, 3600000, &x))
@@ -157,13 +161,15 @@ static int commit_delay(void *arg, sbx_txn_step step, size_t row)
 	if (step == SBX_TXN_STEP_PREWRITE_SECONDARY ||
 	    step == SBX_TXN_STEP_COMMIT_PRIMARY ||
 	    step == SBX_TXN_STEP_APPLY_SECONDARY) {
-		struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+		struct timespec ts = {(time_t)(ms / 1000),
+				      (long)(ms % 1000) * 1000000L};
 		nanosleep(&ts, NULL);
 	}
 	return 0;
 }
 
-/* ---- the rank timer --------------------------------------------------------- */
+/* ---- the rank timer ---------------------------------------------------------
+ */
 
 typedef struct timer {
 	cm_app *app;
@@ -181,8 +187,8 @@ static void *timer_main(void *arg)
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += t->every;
-		while (!t->stop &&
-		       pthread_cond_timedwait(&t->cv, &t->mu, &until) != ETIMEDOUT)
+		while (!t->stop && pthread_cond_timedwait(&t->cv, &t->mu,
+							  &until) != ETIMEDOUT)
 			;
 		if (t->stop)
 			break;
@@ -193,9 +199,10 @@ static void *timer_main(void *arg)
 			fprintf(stderr, "saltbox-comments: rank batch: %s\n",
 				sbx_errmsg());
 		else if (products)
-			fprintf(stderr,
-				"saltbox-comments: rank batch: %ld product(s)\n",
-				products);
+			fprintf(
+			    stderr,
+			    "saltbox-comments: rank batch: %ld product(s)\n",
+			    products);
 		pthread_mutex_lock(&t->mu);
 	}
 	pthread_mutex_unlock(&t->mu);
@@ -228,7 +235,8 @@ static int serve(const opts *o)
 		snprintf(path, sizeof path, "%s.records", o->trace);
 		app.trace = fopen(path, "a");
 		if (!app.trace) {
-			fprintf(stderr, "saltbox-comments: cannot open %s\n", path);
+			fprintf(stderr, "saltbox-comments: cannot open %s\n",
+				path);
 			cm_store_close(&app);
 			sbx_db_close(db);
 			return 1;
@@ -250,14 +258,16 @@ static int serve(const opts *o)
 	pthread_mutex_init(&t.mu, NULL);
 	pthread_cond_init(&t.cv, NULL);
 	pthread_t th;
-	bool timer_on = o->rank_every > 0 &&
-			pthread_create(&th, NULL, timer_main, &t) == 0;
+	bool timer_on =
+	    o->rank_every > 0 && pthread_create(&th, NULL, timer_main, &t) == 0;
 	fprintf(stderr,
 		"saltbox-comments: serving http://%s:%d/ (store %s%s, rank "
 		"batch %s)\n",
 		o->bind, port, o->connect ? o->connect : o->data,
-		o->connect ? "" : " embedded", timer_on ? "on a timer" : "on "
-							   "request");
+		o->connect ? "" : " embedded",
+		timer_on ? "on a timer"
+			 : "on "
+			   "request");
 	fflush(stderr);
 
 	int sig = 0;
@@ -275,9 +285,11 @@ static int serve(const opts *o)
 	sbx_db_close(db);
 	if (app.trace)
 		fclose(app.trace);
-	fprintf(stderr, "saltbox-comments: %ld request(s), %ld conflict "
-			"retries\n",
-		atomic_load(&app.requests), atomic_load(&app.conflicts_retried));
+	fprintf(stderr,
+		"saltbox-comments: %ld request(s), %ld conflict "
+		"retries\n",
+		atomic_load(&app.requests),
+		atomic_load(&app.conflicts_retried));
 	return 0;
 }
 
@@ -294,8 +306,10 @@ int main(int argc, char **argv)
 		fputs(cm_designs_text, stdout);
 		return 0;
 	}
-	if (strcmp(cmd, "serve") && strcmp(cmd, "check") && strcmp(cmd, "rank")) {
-		fprintf(stderr, "saltbox-comments: unknown command '%s'\n", cmd);
+	if (strcmp(cmd, "serve") && strcmp(cmd, "check") &&
+	    strcmp(cmd, "rank")) {
+		fprintf(stderr, "saltbox-comments: unknown command '%s'\n",
+			cmd);
 		usage(stderr);
 		return 2;
 	}

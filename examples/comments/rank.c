@@ -109,7 +109,8 @@ static int read_candidates(cand **out, size_t *n, cm_app *app,
 			    v->value_len == CM_COMMENT_KEY_LEN) {
 				if (*n == cap) {
 					cap = cap ? 2 * cap : 64;
-					cand *g = realloc(*out, cap * sizeof *g);
+					cand *g =
+					    realloc(*out, cap * sizeof *g);
 					if (!g)
 						rc = SBX_ENOMEM;
 					else
@@ -146,8 +147,8 @@ typedef struct rank_op {
 	size_t nmarks;
 } rank_op;
 
-static int put_c(sbx_txn *txn, sbx_table *t, const sbx_buf *k,
-		 const void *v, size_t len, const char *q)
+static int put_c(sbx_txn *txn, sbx_table *t, const sbx_buf *k, const void *v,
+		 size_t len, const char *q)
 {
 	sbx_mutation *m;
 	int rc = sbx_mutation_new(&m, k->data, k->len);
@@ -206,7 +207,8 @@ static int rank_fn(sbx_txn *txn, void *arg)
 			unsigned rank = (unsigned)row[11] << 8 | row[12];
 			if (rank >= 1 && rank <= 64 && v &&
 			    v->value_len == CM_COMMENT_KEY_LEN) {
-				memcpy(held[rank], v->value, CM_COMMENT_KEY_LEN);
+				memcpy(held[rank], v->value,
+				       CM_COMMENT_KEY_LEN);
 				has[rank] = true;
 			}
 			if (rank > o->ntop && nextra < 64)
@@ -223,8 +225,8 @@ static int rank_fn(sbx_txn *txn, void *arg)
 			continue; /* unchanged */
 		char rs[8];
 		snprintf(rs, sizeof rs, "%u", rank);
-		rc = cm_key(&k, app, CM_T_RANK, "product_id", o->pid, "rank", rs,
-			    NULL);
+		rc = cm_key(&k, app, CM_T_RANK, "product_id", o->pid, "rank",
+			    rs, NULL);
 		rc = rc ? rc
 			: put_c(txn, app->t[CM_T_RANK], &k, o->top[i].key,
 				CM_COMMENT_KEY_LEN, "c");
@@ -232,8 +234,8 @@ static int rank_fn(sbx_txn *txn, void *arg)
 	for (size_t i = 0; rc == SBX_OK && i < nextra; i++) {
 		char rs[8];
 		snprintf(rs, sizeof rs, "%u", (unsigned)extra[i]);
-		rc = cm_key(&k, app, CM_T_RANK, "product_id", o->pid, "rank", rs,
-			    NULL);
+		rc = cm_key(&k, app, CM_T_RANK, "product_id", o->pid, "rank",
+			    rs, NULL);
 		rc = rc ? rc : del_row(txn, app->t[CM_T_RANK], k.data, k.len);
 	}
 	sbx_buf_free(&k);

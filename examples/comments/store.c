@@ -27,30 +27,30 @@
 #include <string.h>
 
 const char *const cm_table_names[CM_NTABLES] = {
-	"user",		   "seller",	      "product",
-	"order",	   "comment",	      "user-comment",
-	"product-comment", "product-comment-rank", "rank-pending",
+    "user",	    "seller",	    "product",	       "order",
+    "comment",	    "user-comment", "product-comment", "product-comment-rank",
+    "rank-pending",
 };
 
 const char *const cm_design_names[CM_NTABLES] = {
-	"user",		   "seller",	      "product",
-	"order",	   "comment",	      "user_comment",
-	"product_comment", "product_comment_rank", "rank_pending",
+    "user",	    "seller",	    "product",	       "order",
+    "comment",	    "user_comment", "product_comment", "product_comment_rank",
+    "rank_pending",
 };
 
 const char cm_designs_text[] =
-	"# Seed 003 (Coupang product comments): the row key of each table.\n"
-	"user                 = user_id:str(max=10)\n"
-	"seller               = seller_id:str(max=10)\n"
-	"product              = product_id:str(max=10)\n"
-	"order                = order_id:str(max=10)\n"
-	"comment              = order_id:str(10) + product_id:str(10)\n"
-	"user_comment         = user_id:str(10) + ts:rts64\n"
-	"product_comment      = product_id:str(10) + 'c' + ts:rts64 + "
-	"content_len:rlen32\n"
-	"product_comment_rank = product_id:str(10) + 'r' + rank:u16\n"
-	"# Not in the seed: the rank batch's list of products with activity.\n"
-	"rank_pending         = product_id:str(10) + order_id:str(10)\n";
+    "# Seed 003 (Coupang product comments): the row key of each table.\n"
+    "user                 = user_id:str(max=10)\n"
+    "seller               = seller_id:str(max=10)\n"
+    "product              = product_id:str(max=10)\n"
+    "order                = order_id:str(max=10)\n"
+    "comment              = order_id:str(10) + product_id:str(10)\n"
+    "user_comment         = user_id:str(10) + ts:rts64\n"
+    "product_comment      = product_id:str(10) + 'c' + ts:rts64 + "
+    "content_len:rlen32\n"
+    "product_comment_rank = product_id:str(10) + 'r' + rank:u16\n"
+    "# Not in the seed: the rank batch's list of products with activity.\n"
+    "rank_pending         = product_id:str(10) + order_id:str(10)\n";
 
 static const char F[] = "d";
 
@@ -123,11 +123,11 @@ int cm_key(sbx_buf *out, const cm_app *app, int which, ...)
 	return sbx_keydesign_encode(out, app->k[which], v, n);
 }
 
-/* ---- small helpers ----------------------------------------------------------- */
+/* ---- small helpers
+ * ----------------------------------------------------------- */
 
-static int read_row(sbx_result **r, sbx_txn *txn, sbx_table *t,
-		    const void *key, size_t len, const char *family,
-		    const char *qual)
+static int read_row(sbx_result **r, sbx_txn *txn, sbx_table *t, const void *key,
+		    size_t len, const char *family, const char *qual)
 {
 	sbx_read_opts o;
 	sbx_read_opts_init(&o);
@@ -197,8 +197,8 @@ static int read_entity(json_t **out, sbx_txn *txn, cm_app *app, int table,
 			      "object");
 	const sbx_cell *c = cell(r, F, "object");
 	if (rc == SBX_OK && c)
-		*out = json_loadb((const char *)c->value, c->value_len, 0,
-				  NULL);
+		*out =
+		    json_loadb((const char *)c->value, c->value_len, 0, NULL);
 	sbx_result_free(r);
 	sbx_buf_free(&k);
 	return rc;
@@ -213,7 +213,8 @@ static void pad_id(char out[CM_ID_MAX + 1], const uint8_t *p)
 	out[n] = '\0';
 }
 
-/* ---- comments ----------------------------------------------------------------- */
+/* ---- comments
+ * ----------------------------------------------------------------- */
 
 bool cm_comment_from_result(cm_comment *c, const sbx_result *r)
 {
@@ -221,8 +222,8 @@ bool cm_comment_from_result(cm_comment *c, const sbx_result *r)
 	size_t klen;
 	const uint8_t *key = sbx_result_row(r, &klen);
 	const sbx_cell *u = cell(r, F, "userId"), *ct = cell(r, F, "content"),
-		       *ts = cell(r, F, "timestamp"), *ed = cell(r, F, "isEdited"),
-		       *h = cell(r, F, "helpful");
+		       *ts = cell(r, F, "timestamp"),
+		       *ed = cell(r, F, "isEdited"), *h = cell(r, F, "helpful");
 	if (!key || klen != CM_COMMENT_KEY_LEN || !u || !ct || !ts ||
 	    ts->value_len != 8 || u->value_len > CM_ID_MAX)
 		return false;
@@ -238,7 +239,8 @@ bool cm_comment_from_result(cm_comment *c, const sbx_result *r)
 	c->content_len = ct->value_len;
 	c->timestamp = (int64_t)cm_get_be64(ts->value);
 	c->edited = ed && ed->value_len == 1 && ed->value[0];
-	c->helpful = h && h->value_len == 8 ? (int64_t)cm_get_be64(h->value) : 0;
+	c->helpful =
+	    h && h->value_len == 8 ? (int64_t)cm_get_be64(h->value) : 0;
 	return true;
 }
 
@@ -271,7 +273,8 @@ int cm_comment_read(cm_comment *c, bool *found, cm_app *app, sbx_txn *txn,
 	return SBX_OK;
 }
 
-/* ---- one transaction's state ---------------------------------------------------- */
+/* ---- one transaction's state
+ * ---------------------------------------------------- */
 
 typedef struct op {
 	cm_app *app;
@@ -344,7 +347,8 @@ static int mark_pending(op *o, sbx_txn *txn)
 	return rc;
 }
 
-/* ---- users, sellers, products, orders --------------------------------------------- */
+/* ---- users, sellers, products, orders
+ * --------------------------------------------- */
 
 static const char *str_field(json_t *body, const char *name)
 {
@@ -354,10 +358,10 @@ static const char *str_field(json_t *body, const char *name)
 
 /* The fields each entity takes: NULL-ended. */
 static const char *const entity_fields[4][3] = {
-	{"name", "nickname", NULL},
-	{"name", NULL, NULL},
-	{"sellerId", "content", NULL},
-	{"userId", "productIds", NULL},
+    {"name", "nickname", NULL},
+    {"name", NULL, NULL},
+    {"sellerId", "content", NULL},
+    {"userId", "productIds", NULL},
 };
 static const char *const entity_word[4] = {"user", "seller", "product",
 					   "order"};
@@ -401,11 +405,11 @@ static int check_entity_body(cm_result *res, int table, json_t *body)
 				if (!json_is_string(e) ||
 				    !cm_id_ok(json_string_value(e))) {
 					cm_result_error(
-						res, 400,
-						"'productIds'[%zu] is not a "
-						"product id (1-10 printable "
-						"ASCII bytes, no '/')",
-						j);
+					    res, 400,
+					    "'productIds'[%zu] is not a "
+					    "product id (1-10 printable "
+					    "ASCII bytes, no '/')",
+					    j);
 					return 400;
 				}
 			}
@@ -449,9 +453,8 @@ static int put_entity_fn(sbx_txn *txn, void *arg)
 					   : -1;
 	int rc;
 	if (ref >= 0) {
-		const char *rid = str_field(o->body, ref == CM_T_SELLER
-							     ? "sellerId"
-							     : "userId");
+		const char *rid = str_field(
+		    o->body, ref == CM_T_SELLER ? "sellerId" : "userId");
 		json_t *x;
 		rc = read_entity(&x, txn, app, ref, rid);
 		if (rc)
@@ -480,8 +483,8 @@ static int put_entity_fn(sbx_txn *txn, void *arg)
 		json_t *c = old ? json_object_get(old, "createdAt") : NULL;
 		json_object_set_new(obj, "createdAt",
 				    json_is_integer(c)
-					    ? json_integer(json_integer_value(c))
-					    : json_integer(now));
+					? json_integer(json_integer_value(c))
+					: json_integer(now));
 		json_object_set_new(obj, "updatedAt", json_integer(now));
 	}
 	o->res->status = old ? 200 : 201;
@@ -547,7 +550,8 @@ void cm_get_entity(cm_result *res, cm_app *app, int table, const char *id)
 	run(res, app, get_entity_fn, &o);
 }
 
-/* ---- comment keys -------------------------------------------------------------- */
+/* ---- comment keys
+ * -------------------------------------------------------------- */
 
 static int comment_key(sbx_buf *k, cm_app *app, const char *oid,
 		       const char *pid)
@@ -560,8 +564,7 @@ static int uc_key(sbx_buf *k, cm_app *app, const char *uid, int64_t ts)
 {
 	char t[24];
 	snprintf(t, sizeof t, "%lld", (long long)ts);
-	return cm_key(k, app, CM_T_USER_COMMENT, "user_id", uid, "ts", t,
-		      NULL);
+	return cm_key(k, app, CM_T_USER_COMMENT, "user_id", uid, "ts", t, NULL);
 }
 
 static int pc_key(sbx_buf *k, cm_app *app, const char *pid, int64_t ts,
@@ -715,7 +718,8 @@ static int bad_path_id(cm_result *res, const char *what, const char *id)
 	return 400;
 }
 
-/* ---- POST /products/{pid}/comments --------------------------------------------- */
+/* ---- POST /products/{pid}/comments
+ * --------------------------------------------- */
 
 static int post_fn(sbx_txn *txn, void *arg)
 {
@@ -750,7 +754,8 @@ static int post_fn(sbx_txn *txn, void *arg)
 	bool has = false;
 	json_array_foreach(ids, i, e)
 	{
-		has |= json_is_string(e) && !strcmp(json_string_value(e), o->pid);
+		has |=
+		    json_is_string(e) && !strcmp(json_string_value(e), o->pid);
 	}
 	json_decref(order);
 	if (!has) {
@@ -814,19 +819,22 @@ void cm_comment_post(cm_result *res, cm_app *app, const char *product_id,
 		.content_len = json_string_length(ct)};
 	run(res, app, post_fn, &o);
 	if (res->status == 201)
-		cm_trace(app, "put", product_id,
-			 json_integer_value(json_object_get(res->json, "timestamp")),
-			 (int64_t)o.content_len);
+		cm_trace(
+		    app, "put", product_id,
+		    json_integer_value(json_object_get(res->json, "timestamp")),
+		    (int64_t)o.content_len);
 }
 
-/* ---- GET, PATCH, DELETE /products/{pid}/comments/{oid} ----------------------------- */
+/* ---- GET, PATCH, DELETE /products/{pid}/comments/{oid}
+ * ----------------------------- */
 
 /* Read the comment of o->pid/o->oid into *c; 404 when missing. */
 static int load_comment(cm_comment *c, sbx_buf *ck, op *o, sbx_txn *txn)
 {
 	bool found;
 	int rc = comment_key(ck, o->app, o->oid, o->pid);
-	rc = rc ? rc : cm_comment_read(c, &found, o->app, txn, ck->data, ck->len);
+	rc = rc ? rc
+		: cm_comment_read(c, &found, o->app, txn, ck->data, ck->len);
 	if (rc == SBX_OK && !found) {
 		cm_result_error(o->res, 404,
 				"no comment of order '%s' on product '%s'",
@@ -881,12 +889,14 @@ static int patch_fn(sbx_txn *txn, void *arg)
 		/* the product index row moves: its key holds the length */
 		rc = free_slot(&ts, txn, app, c.user_id, o->pid, c.timestamp,
 			       o->content_len, c.timestamp);
-		rc = rc ? rc : pc_key(&k, app, o->pid, c.timestamp, c.content_len);
+		rc = rc ? rc
+			: pc_key(&k, app, o->pid, c.timestamp, c.content_len);
 		rc = rc ? rc
 			: delete_row(txn, app->t[CM_T_PRODUCT_COMMENT], k.data,
 				     k.len);
 		rc = rc ? rc : pc_key(&k, app, o->pid, ts, o->content_len);
-		rc = rc ? rc : put_index(txn, app->t[CM_T_PRODUCT_COMMENT], &k, &ck);
+		rc = rc ? rc
+			: put_index(txn, app->t[CM_T_PRODUCT_COMMENT], &k, &ck);
 		if (rc == SBX_OK && ts != c.timestamp) {
 			rc = uc_key(&k, app, c.user_id, c.timestamp);
 			rc = rc ? rc
@@ -931,10 +941,12 @@ void cm_comment_patch(cm_result *res, cm_app *app, const char *product_id,
 		.content_len = json_string_length(ct)};
 	run(res, app, patch_fn, &o);
 	if (res->status == 200) {
-		int64_t ts = json_integer_value(json_object_get(res->json, "timestamp"));
+		int64_t ts =
+		    json_integer_value(json_object_get(res->json, "timestamp"));
 		if (ts != o.old_ts || (int64_t)o.content_len != o.old_len) {
 			cm_trace(app, "put", product_id, o.old_ts, o.old_len);
-			cm_trace(app, "put", product_id, ts, (int64_t)o.content_len);
+			cm_trace(app, "put", product_id, ts,
+				 (int64_t)o.content_len);
 		}
 	}
 }
@@ -976,7 +988,8 @@ static int delete_fn(sbx_txn *txn, void *arg)
 	o->old_len = (int64_t)c.content_len;
 	rc = delete_row(txn, app->t[CM_T_COMMENT], ck.data, ck.len);
 	rc = rc ? rc : uc_key(&k, app, c.user_id, c.timestamp);
-	rc = rc ? rc : delete_row(txn, app->t[CM_T_USER_COMMENT], k.data, k.len);
+	rc =
+	    rc ? rc : delete_row(txn, app->t[CM_T_USER_COMMENT], k.data, k.len);
 	rc = rc ? rc : pc_key(&k, app, o->pid, c.timestamp, c.content_len);
 	rc = rc ? rc
 		: delete_row(txn, app->t[CM_T_PRODUCT_COMMENT], k.data, k.len);
@@ -987,8 +1000,8 @@ static int delete_fn(sbx_txn *txn, void *arg)
 	if (rc == SBX_OK) {
 		memcpy(prefix, ck.data + CM_ID_MAX, CM_ID_MAX);
 		prefix[10] = 'r';
-		rc = scan_prefix(&s, txn, app->t[CM_T_RANK], prefix, 11, NULL, 0,
-				 0, stop);
+		rc = scan_prefix(&s, txn, app->t[CM_T_RANK], prefix, 11, NULL,
+				 0, 0, stop);
 	}
 	/* collect first: the scanner must be closed before the writes */
 	uint8_t gone[64][16];
@@ -1036,7 +1049,8 @@ void cm_comment_delete(cm_result *res, cm_app *app, const char *product_id,
 		cm_trace(app, "put", product_id, o.old_ts, o.old_len);
 }
 
-/* ---- POST .../helpful ------------------------------------------------------------- */
+/* ---- POST .../helpful
+ * ------------------------------------------------------------- */
 
 static int vote_fn(sbx_txn *txn, void *arg)
 {
@@ -1079,8 +1093,8 @@ static int vote_fn(sbx_txn *txn, void *arg)
 	rc = rc ? rc : mark_pending(o, txn);
 	if (rc == SBX_OK) {
 		o->res->status = 200;
-		o->res->json = json_pack("{s:I}", "helpful",
-					 (json_int_t)(c.helpful + 1));
+		o->res->json =
+		    json_pack("{s:I}", "helpful", (json_int_t)(c.helpful + 1));
 	}
 	cm_comment_clear(&c);
 	sbx_buf_free(&ck);
@@ -1103,7 +1117,9 @@ void cm_comment_vote(cm_result *res, cm_app *app, const char *product_id,
 	run(res, app, vote_fn, &o);
 }
 
-/* ---- lists --------------------------------------------------------------------------- */
+/* ---- lists
+ * ---------------------------------------------------------------------------
+ */
 
 /* Read the comments the index rows of a scan point at: up to o->limit,
  * then the next row's key as the cursor. */
@@ -1165,7 +1181,8 @@ static int list_fn(sbx_txn *txn, void *arg)
 			rc = cm_comment_read(&c, &found, app, txn, v->value,
 					     v->value_len);
 			if (rc == SBX_OK && found) {
-				json_array_append_new(list, cm_comment_json(&c));
+				json_array_append_new(list,
+						      cm_comment_json(&c));
 				n++;
 			}
 			cm_comment_clear(&c);
@@ -1183,8 +1200,8 @@ static int list_fn(sbx_txn *txn, void *arg)
 	return SBX_OK;
 }
 
-void cm_comment_list(cm_result *res, cm_app *app, bool by_user,
-		     const char *id, const char *limit, const char *cursor)
+void cm_comment_list(cm_result *res, cm_app *app, bool by_user, const char *id,
+		     const char *limit, const char *cursor)
 {
 	if (bad_path_id(res, by_user ? "user" : "product", id))
 		return;
@@ -1235,7 +1252,8 @@ void cm_comment_list(cm_result *res, cm_app *app, bool by_user,
 			ts = INT64_MAX - (int64_t)cm_get_be64(cur + 11);
 			len = INT32_MAX - (int64_t)((uint32_t)cur[19] << 24 |
 						    (uint32_t)cur[20] << 16 |
-						    (uint32_t)cur[21] << 8 | cur[22]);
+						    (uint32_t)cur[21] << 8 |
+						    cur[22]);
 		}
 		cm_trace(app, "scan", id, ts, len);
 	}
@@ -1281,7 +1299,8 @@ static int top_fn(sbx_txn *txn, void *arg)
 			rc = cm_comment_read(&c, &found, app, txn, v->value,
 					     v->value_len);
 			if (rc == SBX_OK && found)
-				json_array_append_new(list, cm_comment_json(&c));
+				json_array_append_new(list,
+						      cm_comment_json(&c));
 			cm_comment_clear(&c);
 		}
 		sbx_result_free(r);

@@ -34,9 +34,9 @@ bool cm_id_ok(const char *id)
 }
 
 static const char b64[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 static const char b64url[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 char *cm_base64_encode(const uint8_t *in, size_t len, bool url)
 {
@@ -46,7 +46,8 @@ char *cm_base64_encode(const uint8_t *in, size_t len, bool url)
 		return NULL;
 	size_t i = 0;
 	for (; i + 3 <= len; i += 3) {
-		uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+		uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 |
+			     in[i + 2];
 		*p++ = tab[v >> 18];
 		*p++ = tab[(v >> 12) & 63];
 		*p++ = tab[(v >> 6) & 63];
