@@ -209,6 +209,22 @@ t "delete p2's" '204 ' DELETE /products/p2/comments/o1
 t "rank batch: p2 has none" '200 {"products":2}' POST /admin/rank
 t "top p2 empty" '200 {"comments":[]}' GET /products/p2/comments/top
 
+# ---- the default page size: 20 --------------------------------------------------------------
+clock 1700000006000
+for i in $(seq 10 30); do
+	curl -s -o /dev/null -X PUT -H 'Content-Type: application/json' "$URL/orders/o$i" \
+		--data-binary "{\"userId\":\"u2\",\"productIds\":[\"p2\"]}"
+	curl -s -o /dev/null -X POST -H 'Content-Type: application/json' "$URL/products/p2/comments" \
+		--data-binary "{\"orderId\":\"o$i\",\"userId\":\"u2\",\"content\":\"n$i\"}"
+done
+# one user, one ms: each post took the next ms, so o30 is the newest
+PAGE=
+for i in $(seq 30 -1 11); do
+	PAGE="$PAGE${PAGE:+,}$(C o$i p2 u2 n$i $((1700000006000 + i - 10)) false 0)"
+done
+t "default limit 20" "200 {\"comments\":[$PAGE],\"next\":\"cDIAAAAAAAAAAGN___50MBqAj3____w\"}" GET /products/p2/comments
+t "after the first 20" "200 {\"comments\":[$(C o10 p2 u2 n10 1700000006000 false 0)],\"next\":null}" GET "/products/p2/comments?cursor=cDIAAAAAAAAAAGN___50MBqAj3____w"
+
 # ---- routes ------------------------------------------------------------------------------------
 t "unknown path" '404 {"error":"no such resource: /nothing"}' GET /nothing
 t "method not allowed" '405 {"error":"method DELETE is not allowed on /users/u1"}' DELETE /users/u1
@@ -223,7 +239,7 @@ else
 	"$COMMENTS" check "${STORE[@]}" >"$TMP/check.out" 2>&1
 fi
 CHECKS=$((CHECKS + 1))
-if ! grep -q '^check: 4 comments, 4 user-comment rows, 4 product-comment rows, 4 rank rows: 0 problem(s)$' "$TMP/check.out"; then
+if ! grep -q '^check: 25 comments, 25 user-comment rows, 25 product-comment rows, 4 rank rows: 0 problem(s)$' "$TMP/check.out"; then
 	echo "FAIL: check"; cat "$TMP/check.out"; FAILS=$((FAILS + 1))
 fi
 
