@@ -21,6 +21,18 @@ static void reply_json(cm_reply *out, int status, json_t *j)
 static void reply_error(cm_reply *out, int status, const char *msg)
 {
 	json_t *j = json_pack("{s:s}", "error", msg);
+	if (!j) {
+		/* msg echoes a path, method or id that is not UTF-8: show its
+		 * bytes outside printable ASCII as '?' */
+		char clean[512];
+		size_t n = 0;
+		for (; msg[n] && n < sizeof clean - 1; n++) {
+			unsigned char c = (unsigned char)msg[n];
+			clean[n] = c >= 0x20 && c < 0x7F ? (char)c : '?';
+		}
+		clean[n] = '\0';
+		j = json_pack("{s:s}", "error", clean);
+	}
 	reply_json(out, status, j);
 	json_decref(j);
 }

@@ -76,6 +76,7 @@ t "user 3" '201 {"id":"u3","name":"Cy","nickname":"cy"}' PUT /users/u3 '{"name":
 t "user get" '200 {"id":"u1","name":"Ann Lee","nickname":"annie"}' GET /users/u1
 t "user get missing" '404 {"error":"user '"'"'nobody'"'"' not found"}' GET /users/nobody
 t "user id too long" '400 {"error":"bad user id '"'"'u0123456789'"'"': 1-10 printable ASCII bytes, no '"'"'/'"'"'"}' PUT /users/u0123456789 '{"name":"x","nickname":"y"}'
+t "user id not UTF-8" '400 {"error":"bad user id '"'"'?x'"'"': 1-10 printable ASCII bytes, no '"'"'/'"'"'"}' GET /users/%FFx
 t "user id 10 bytes" '201 {"id":"u012345678","name":"x","nickname":"y"}' PUT /users/u012345678 '{"name":"x","nickname":"y"}'
 t "user bad json" '400 {"error":"bad JSON at line 1, column 7: '"'"'['"'"' or '"'"'{'"'"' expected near '"'"'garbage'"'"'"}' PUT /users/u9 'garbage'
 t "user no body" '400 {"error":"the request needs a JSON body"}' PUT /users/u9
