@@ -868,9 +868,15 @@ static void test_view(void)
 /* `saltbox ds tree` on a store this test wrote, and its usage errors */
 static void test_cli(void)
 {
-	SKIP_ON_REMOTE("the command opens the store's directory");
-	char dir[4096];
+	char dir[4096], store[4200];
 	snprintf(dir, sizeof dir, "%s", test_dir("ds_cli"));
+	/* the command reaches the store the test uses: a directory, or the
+	 * gateway or Bigtable instance by URL */
+	if (test_client())
+		snprintf(store, sizeof store, "--connect '%s'",
+			 getenv("SBX_TEST_URL"));
+	else
+		snprintf(store, sizeof store, "--data '%s'", dir);
 	db = open_at(dir, true);
 	REQUIRE(db != NULL);
 	sbx_txn_options o = quick();
@@ -888,22 +894,22 @@ static void test_cli(void)
 	sbx_ds_key_free(c);
 	teardown();
 	char args[4400];
-	snprintf(args, sizeof args, "ds tree --data '%s' --kinds 3=Photo couples "
+	snprintf(args, sizeof args, "ds tree %s --kinds 3=Photo couples "
 		 "'\\x00\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x07'",
-		 dir);
+		 store);
 	CHECK_INT(run_saltbox(args), 0);
 	CHECK_STR(cli_out, "  Photo: count 1, next id 2\n"
 			   "  Photo:1 {1: \"beach\", 2: 1000, 3: \"alice\"}\n");
-	snprintf(args, sizeof args, "ds tree --data '%s' couples --root 1:8",
-		 dir);
+	snprintf(args, sizeof args, "ds tree %s couples --root 1:8",
+		 store);
 	CHECK_INT(run_saltbox(args), 1);
 	CHECK_OUT("saltbox ds: no such row in couples");
-	snprintf(args, sizeof args, "ds tree --data '%s' couples --root x",
-		 dir);
+	snprintf(args, sizeof args, "ds tree %s couples --root x",
+		 store);
 	CHECK_INT(run_saltbox(args), 2);
 	CHECK_OUT("--root wants KIND:ID");
 	snprintf(args, sizeof args,
-		 "ds tree --data '%s' --kinds Photo couples --root 1:7", dir);
+		 "ds tree %s --kinds Photo couples --root 1:7", store);
 	CHECK_INT(run_saltbox(args), 1);
 	CHECK_OUT("--kinds wants N=Name");
 	CHECK_INT(run_saltbox("ds tree couples"), 2);

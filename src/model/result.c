@@ -111,6 +111,7 @@ int result_new_sized(sbx_result **out, const uint8_t *row, size_t row_len,
 		     size_t bytes, size_t cells)
 {
 	assert(out && (row || row_len == 0));
+	*out = NULL; /* callers free *out on failure */
 	size_t head = sizeof(sbx_result);
 	if (cells > (SIZE_MAX / 4 - head) / sizeof(sbx_cell) ||
 	    bytes > SIZE_MAX / 4 || row_len > SIZE_MAX / 4)
