@@ -88,6 +88,11 @@ static sbx_txn_options txn_opts(writer *w)
 	if (w) {
 		o.fault = die_hook;
 		o.fault_arg = w;
+		/* the kills land at the portable protocol's steps, which leave
+		 * locks to recover; the embedded store's atomic path writes
+		 * data and locks in one batch (killed inside it: test_multirow,
+		 * txn_bank_atomic) */
+		o.path = SBX_TXN_PATH_PORTABLE;
 	}
 	return o;
 }

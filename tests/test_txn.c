@@ -785,6 +785,37 @@ static void test_scan_phantoms(void)
 	teardown();
 }
 
+/* Rows whose data transactions deleted keep a settled lock cell; a scan in a
+ * transaction skips them without touching them, so many deleted rows do
+ * not push a scan over SBX_TXN_MAX_ROWS (found by test_ds_kill: index
+ * tables collect such rows). */
+static void test_scan_skips_deleted_rows(void)
+{
+	REQUIRE(setup("txn_deleted"));
+	const int n = SBX_TXN_MAX_ROWS + 100, per = 200;
+	char row[16];
+	for (int pass = 0; pass < 2; pass++) /* write, then delete them all */
+		for (int i = 0; i < n; i += per) {
+			sbx_txn *txn = begin();
+			REQUIRE(txn);
+			for (int j = i; j < i + per && j < n; j++) {
+				snprintf(row, sizeof row, "d%05d", j);
+				CHECK_INT(pass ? tdel(txn, tb, row, NULL)
+					       : tput(txn, tb, row, "v", "1"),
+					  SBX_OK);
+			}
+			CHECK_INT(sbx_txn_commit(txn), SBX_OK);
+		}
+	CHECK_INT(put1(tb, "e", "cf", "v", SBX_LATEST_TIMESTAMP, "1"), SBX_OK);
+	sbx_txn *txn = begin();
+	REQUIRE(txn);
+	sbx_scan_opts o;
+	sbx_scan_opts_init(&o);
+	CHECK_STR(tscan(txn, tb, &o), "e/v=1;|");
+	CHECK_INT(sbx_txn_commit(txn), SBX_OK);
+	teardown();
+}
+
 /* ---- bad input
  * --------------------------------------------------------------- */
 
@@ -1334,6 +1365,7 @@ TEST_MAIN(T(test_lock_codec), T(test_commit_and_read_own_writes),
 	  T(test_read_only_validation), T(test_lost_update_counts_exactly),
 	  T(test_mixed_paths),
 	  T(test_scan_merges_own_writes), T(test_scan_phantoms),
+	  T(test_scan_skips_deleted_rows),
 	  T(test_bad_input), T(test_table_gone_mid_transaction),
 	  T(test_garbage_lock), T(test_fault_before_commit_point),
 	  T(test_fault_after_commit_point),

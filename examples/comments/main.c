@@ -44,8 +44,10 @@ static void usage(FILE *f)
 	    "keyviz.design)\n"
 	    "  --test-clock MS      tests: the clock stands at MS until PUT "
 	    "/admin/clock {\"now\":MS}\n"
-	    "  --test-commit-delay-ms MS  tests: sleep MS before each commit "
-	    "step (widens the window a SIGKILL hits)\n"
+	    "  --test-commit-delay-ms MS  tests: commit by the portable "
+	    "protocol and sleep MS\n"
+	    "                       before each of its steps (widens the "
+	    "window a SIGKILL hits)\n"
 	    "check options:\n"
 	    "  --wait-ms MS         wait up to MS for unexpired locks "
 	    "(default 10000)\n");
@@ -229,6 +231,10 @@ static int serve(const opts *o)
 	if (o->commit_delay_ms > 0) {
 		app.txo.fault = commit_delay;
 		app.txo.fault_arg = (void *)&o->commit_delay_ms;
+		/* the delays are at the portable protocol's steps, whose
+		 * locks a kill leaves for `check` to resolve (the embedded
+		 * store's atomic path writes data and locks at once) */
+		app.txo.path = SBX_TXN_PATH_PORTABLE;
 	}
 	if (o->trace) {
 		char path[4096];

@@ -126,6 +126,18 @@ static int store_next(txscan *x, const uint8_t **key, size_t *len)
 	return SBX_OK;
 }
 
+/* Whether every cell of the row is the transaction layer's lock. */
+static bool only_lock(const sbx_result *res)
+{
+	size_t n;
+	const sbx_cell *c = sbx_result_cells(res, &n);
+	for (size_t i = 0; i < n; i++)
+		if (c[i].family_len != sizeof SBX_TXN_LOCK_FAMILY - 1 ||
+		    memcmp(c[i].family, SBX_TXN_LOCK_FAMILY, c[i].family_len))
+			return false;
+	return true;
+}
+
 /* The row the store returned with its lock cell: note the lock and merge
  * our writes; a lock another transaction holds sends it to tx_get_row. */
 static int from_scanned(sbx_result **out, txscan *x)
@@ -135,15 +147,25 @@ static int from_scanned(sbx_result **out, txscan *x)
 	size_t len;
 	const uint8_t *key = sbx_result_row(res, &len);
 	tx_seen seen = {0};
-	tx_row *r;
+	tx_row *r = NULL;
 	tx_lock lk;
-	int rc = tx_row_get(&r, x->txn, x->table, key, len, true);
-	rc = rc ? rc : tx_seen_from_result(&seen, res);
+	int rc = tx_seen_from_result(&seen, res);
 	bool stable =
 	    rc == SBX_OK &&
 	    lock_decode(&lk, seen.bytes.data,
 			seen.present ? seen.bytes.len : 0) == SBX_OK &&
 	    lk.state == TX_STABLE;
+	/* A row holding nothing but a settled lock (a committed delete left
+	 * it) is absent: not touched, as a missing row is not (phantoms,
+	 * above), so deleted rows do not count toward SBX_TXN_MAX_ROWS. */
+	if (rc == SBX_OK && stable && only_lock(res) &&
+	    (rc = tx_row_get(&r, x->txn, x->table, key, len, false)) == SBX_OK &&
+	    !r) {
+		tx_seen_free(&seen);
+		sbx_result_free(res);
+		return SBX_OK; /* *out stays NULL: nothing to return */
+	}
+	rc = rc ? rc : tx_row_get(&r, x->txn, x->table, key, len, true);
 	if (rc == SBX_OK && !stable) {
 		rc = tx_get_row(out, x->txn, x->table, key, len, &x->read);
 	} else if (rc == SBX_OK) {
