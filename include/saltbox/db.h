@@ -94,7 +94,8 @@ SBX_API int sbx_db_connect(sbx_db **out, const char *url);
  * (`saltbox keyviz simulate -t FILE`); sbx_db_options.trace_path does the
  * same for an embedded store from its open. A trace already open is
  * closed; NULL stops tracing. Lines are buffered and best effort: they
- * reach the file by sbx_db_close() at the latest.
+ * reach the file by sbx_db_close() at the latest. Call it while no other
+ * thread uses db (the operations themselves may then run on any thread).
  * Errors: SBX_EIO when the file cannot be opened (the trace already open,
  * if any, stays).
  */
