@@ -97,6 +97,7 @@ static void engine_free(engine *e)
 	for (int i = 0; i < ENGINE_ROW_STRIPES; i++)
 		pthread_mutex_destroy(&e->stripe_lock[i]);
 	pthread_mutex_destroy(&e->admin_lock);
+	pthread_mutex_destroy(&e->ts_lock);
 	pthread_rwlock_destroy(&e->catalog_lock);
 	free(e);
 }
@@ -145,6 +146,7 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 		return SBX_ENOMEM_SET();
 	}
 	pthread_mutex_init(&e->admin_lock, NULL);
+	pthread_mutex_init(&e->ts_lock, NULL);
 	pthread_rwlock_init(&e->catalog_lock, NULL);
 	for (int i = 0; i < ENGINE_ROW_STRIPES; i++)
 		pthread_mutex_init(&e->stripe_lock[i], NULL);

@@ -152,7 +152,15 @@ typedef struct engine {
 
 	pthread_mutex_t stripe_lock[ENGINE_ROW_STRIPES];
 	int64_t stripe_ts[ENGINE_ROW_STRIPES];
+	/* No timestamp above it has been handed out (write.c next_ts); kept
+	 * in the meta family as ENGINE_TS_CEILING_KEY, so a reopened store
+	 * starts above every timestamp it gave, even those that ran ahead of
+	 * the clock. Raised under ts_lock. */
+	_Atomic int64_t ts_ceiling;
+	pthread_mutex_t ts_lock;
 } engine;
+
+#define ENGINE_TS_CEILING_KEY "ts_ceiling"
 
 /* A table handle: the engine plus a counted reference to the table. */
 typedef struct table_handle {

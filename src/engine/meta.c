@@ -1,8 +1,10 @@
 /*
  * meta.c - the catalog's records in the meta column family ("default"):
  * "ns:<name>", "table:<ns>:<qualifier>" (the JSON of catalog.c),
- * "regions:<ns>:<qualifier>" (regions.c's JSON) and "next_table_id". Every
- * record is written with a synced write. catalog_load reads them back into
+ * "regions:<ns>:<qualifier>" (regions.c's JSON), "next_table_id" and
+ * "ts_ceiling" (write.c: above every timestamp handed out). Every record
+ * but the ceiling (a WAL write ahead of the data it covers) is written
+ * with a synced write. catalog_load reads them back into
  * the in-memory lists (tables.c) when the database opens.
  */
 #include "engine/catalog.h"
@@ -150,6 +152,16 @@ int catalog_load(engine *e, rocksdb_t *db,
 			rc = table_from_json(&t, e, v, vl);
 			if (!rc && (rc = engine_add_table(e, t)))
 				table_unref(t);
+		} else if (kl == strlen(ENGINE_TS_CEILING_KEY) &&
+			   !memcmp(k, ENGINE_TS_CEILING_KEY, kl)) {
+			char buf[ID_TEXT_CAP];
+			size_t n = vl < sizeof buf - 1 ? vl : sizeof buf - 1;
+			memcpy(buf, v, n);
+			buf[n] = 0;
+			int64_t c = strtoll(buf, NULL, 10);
+			e->ts_ceiling = c;
+			for (int i = 0; i < ENGINE_ROW_STRIPES; i++)
+				e->stripe_ts[i] = c;
 		} else if (kl == strlen(NEXT_ID_KEY) &&
 			   !memcmp(k, NEXT_ID_KEY, kl)) {
 			char buf[ID_TEXT_CAP];

@@ -31,6 +31,37 @@ static unsigned stripe_of(const uint8_t *row, size_t n)
 }
 
 /* REQUIRES: stripe lock s held. */
+/* How far the persisted timestamp ceiling is raised past the timestamp
+ * that needed it: one small WAL write per second of timestamps. */
+#define TS_CEILING_STEP_MS 1000
+
+/* Persist a ceiling above ts before ts is used: the write goes through the
+ * WAL ahead of the data that carries ts, so a store recovered after a
+ * crash holds the ceiling of every timestamp it holds. A failed write
+ * leaves the ceiling as it was (the next timestamp tries again). */
+static void raise_ts_ceiling(engine *e, int64_t ts)
+{
+	pthread_mutex_lock(&e->ts_lock);
+	if (ts > e->ts_ceiling) {
+		int64_t c = ts + TS_CEILING_STEP_MS;
+		char buf[32], *err = NULL;
+		int n = snprintf(buf, sizeof buf, "%lld", (long long)c);
+		rocksdb_put_cf(e->db, e->wo_wal, e->meta_cf,
+			       ENGINE_TS_CEILING_KEY,
+			       strlen(ENGINE_TS_CEILING_KEY), buf, (size_t)n,
+			       &err);
+		if (err)
+			free(err);
+		else
+			e->ts_ceiling = c;
+	}
+	pthread_mutex_unlock(&e->ts_lock);
+}
+
+/* The stripe's next server timestamp: the clock, or one past the stripe's
+ * last when writes come faster than one a millisecond (so a stripe's
+ * timestamps only grow), and never at or below one a previous open of the
+ * store handed out (engine.h ts_ceiling). */
 static int64_t next_ts(engine *e, unsigned s)
 {
 	ASSERT_LOCKED(&e->stripe_lock[s]);
@@ -39,6 +70,8 @@ static int64_t next_ts(engine *e, unsigned s)
 	if (now > ts)
 		ts = now;
 	e->stripe_ts[s] = ts;
+	if (ts > e->ts_ceiling)
+		raise_ts_ceiling(e, ts);
 	return ts;
 }
 
