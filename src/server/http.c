@@ -288,7 +288,11 @@ static MHD_RESULT admit(rest_server *srv, struct MHD_Connection *conn,
 	rest_request rq = request_of(srv, ctx, url, m);
 	rest_response rs = {.status = 200};
 	bool close = false;
-	if (ctx->uri_len > REST_MAX_URI_BYTES) {
+	if (atomic_load(&srv->stopping)) {
+		rest_error(&rs, 503, "the server is shutting down");
+		rest_set_header(&rs, "Retry-After", "1");
+		close = true;
+	} else if (ctx->uri_len > REST_MAX_URI_BYTES) {
 		rest_error(&rs, 414, "request target of %zu bytes is over the "
 				     "%d-byte limit", ctx->uri_len,
 			   REST_MAX_URI_BYTES);
@@ -539,15 +543,18 @@ void sbx_server_stop(sbx_server *s, int64_t drain_ms)
 {
 	if (!s)
 		return;
-	MHD_socket listen_fd = MHD_quiesce_daemon(s->daemon);
+	/* Not MHD_quiesce_daemon(): in libmicrohttpd 0.9.75 it aborts the
+	 * process when a pool worker takes the listen socket out of its epoll
+	 * set (at the connection limit) at the same moment. Requests not yet
+	 * admitted are refused instead (admit()), and MHD_stop_daemon closes
+	 * the listen socket. */
+	atomic_store(&s->stopping, true);
 	int64_t deadline = rest_now_ms() + drain_ms;
 	while (atomic_load(&s->in_flight) > 0 && rest_now_ms() < deadline) {
 		struct timespec ts = {0, 5 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
 	MHD_stop_daemon(s->daemon);
-	if (listen_fd != MHD_INVALID_SOCKET)
-		close(listen_fd);
 	rest_scanners_free(s->scanners);
 	free(s);
 }

@@ -288,6 +288,7 @@ struct rest_server {
 	struct rest_scanners *scanners;
 	void *daemon;            /* struct MHD_Daemon */
 	_Atomic long in_flight;  /* requests being handled */
+	_Atomic bool stopping;   /* sbx_server_stop began: refuse new requests */
 	_Atomic size_t inflight_body; /* body bytes reserved by requests in
 				       * flight (opts.max_inflight_body_bytes) */
 	_Atomic long long requests;

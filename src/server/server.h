@@ -47,8 +47,9 @@ typedef struct rest_server sbx_server;
 int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o);
 /* The port actually bound (useful with port 0). */
 int sbx_server_port(const sbx_server *s);
-/* Graceful stop: stop accepting, let requests being handled finish (up to
- * drain_ms), close scanners, free. */
+/* Graceful stop: requests whose headers arrive from now on are refused
+ * (503, Retry-After: 1, Connection: close), requests already admitted finish
+ * (up to drain_ms), then the listen socket closes; scanners closed, freed. */
 void sbx_server_stop(sbx_server *s, int64_t drain_ms);
 
 #endif
