@@ -141,11 +141,35 @@ static int read_candidates(cand **out, size_t *n, cm_app *app,
 typedef struct rank_op {
 	cm_app *app;
 	char pid[CM_ID_MAX + 1];
-	const cand *top;
+	const cand *all; /* every candidate, best first */
+	size_t nall;
+	const cand *top[CM_TOP]; /* those that still exist, in this txn */
 	size_t ntop;
 	const mark *marks;
 	size_t nmarks;
 } rank_op;
+
+/* The best CM_TOP candidates that still exist, read inside the rank
+ * transaction: the candidates were read by earlier read-only transactions,
+ * and a comment deleted since (its delete removes the rank rows pointing at
+ * it, but cannot see ranks not written yet) must not be ranked. Reading it
+ * here makes a delete that commits before this transaction does a conflict
+ * (rows only read are checked at commit), so sbx_txn_run retries. */
+static int pick_top(sbx_txn *txn, rank_op *o)
+{
+	o->ntop = 0;
+	for (size_t i = 0; i < o->nall && o->ntop < CM_TOP; i++) {
+		sbx_result *r;
+		int rc = sbx_txn_get(&r, txn, o->app->t[CM_T_COMMENT],
+				     o->all[i].key, CM_COMMENT_KEY_LEN, NULL);
+		if (rc)
+			return rc;
+		if (sbx_result_size(r))
+			o->top[o->ntop++] = &o->all[i];
+		sbx_result_free(r);
+	}
+	return SBX_OK;
+}
 
 static int put_c(sbx_txn *txn, sbx_table *t, const sbx_buf *k, const void *v,
 		 size_t len, const char *q)
@@ -174,6 +198,9 @@ static int rank_fn(sbx_txn *txn, void *arg)
 {
 	rank_op *o = arg;
 	cm_app *app = o->app;
+	int rc = pick_top(txn, o);
+	if (rc)
+		return rc;
 	/* the ranks there now */
 	uint8_t prefix[11], stop[11];
 	memset(prefix, 0, sizeof prefix);
@@ -183,7 +210,7 @@ static int rank_fn(sbx_txn *txn, void *arg)
 	sbx_column col;
 	open_opts(&so, &col, prefix, 11, stop);
 	sbx_scanner *s;
-	int rc = sbx_txn_scanner_open(&s, txn, app->t[CM_T_RANK], &so);
+	rc = sbx_txn_scanner_open(&s, txn, app->t[CM_T_RANK], &so);
 	if (rc)
 		return rc;
 	/* rank number -> value held (20 B), for ranks up to 64 */
@@ -221,14 +248,14 @@ static int rank_fn(sbx_txn *txn, void *arg)
 	for (size_t i = 0; rc == SBX_OK && i < o->ntop; i++) {
 		unsigned rank = (unsigned)i + 1;
 		if (has[rank] &&
-		    !memcmp(held[rank], o->top[i].key, CM_COMMENT_KEY_LEN))
+		    !memcmp(held[rank], o->top[i]->key, CM_COMMENT_KEY_LEN))
 			continue; /* unchanged */
 		char rs[8];
 		snprintf(rs, sizeof rs, "%u", rank);
 		rc = cm_key(&k, app, CM_T_RANK, "product_id", o->pid, "rank",
 			    rs, NULL);
 		rc = rc ? rc
-			: put_c(txn, app->t[CM_T_RANK], &k, o->top[i].key,
+			: put_c(txn, app->t[CM_T_RANK], &k, o->top[i]->key,
 				CM_COMMENT_KEY_LEN, "c");
 	}
 	for (size_t i = 0; rc == SBX_OK && i < nextra; i++) {
@@ -273,8 +300,8 @@ static int rank_product(cm_app *app, const mark *marks, size_t nmarks)
 	}
 	if (nall > 1)
 		qsort(all, nall, sizeof *all, cand_cmp);
-	o.top = all;
-	o.ntop = nall < CM_TOP ? nall : CM_TOP;
+	o.all = all;
+	o.nall = nall;
 	rc = sbx_txn_run(NULL, app->db, &app->txo, rank_fn, &o);
 	free(all);
 	return rc;
