@@ -6,6 +6,7 @@
  * names is an orphan of an interrupted change and is dropped here.
  */
 #include "engine/engine.h"
+#include "engine/rowcache.h"
 
 #include "common/alloc.h"
 #include "common/error.h"
@@ -86,6 +87,7 @@ static void engine_free(engine *e)
 		rocksdb_options_destroy(e->dbopts);
 	if (e->cache)
 		rocksdb_cache_destroy(e->cache);
+	rowcache_free(e->rowcache);
 	free(e->path);
 	engine_dirlock_release(e->dirlock_fd);
 	if (e->wo_meta) {
@@ -155,6 +157,7 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 		      : opts->region_servers > ENGINE_MAX_SERVERS ? ENGINE_MAX_SERVERS
 		      : opts->region_servers;
 	e->cache = rocksdb_cache_create_lru(opts->block_cache_bytes);
+	e->rowcache = rowcache_new(opts->row_cache_bytes);
 	e->dbopts = rocksdb_options_create();
 	rocksdb_options_set_create_if_missing(e->dbopts, opts->create_if_missing);
 	rocksdb_options_set_max_background_jobs(e->dbopts, BACKGROUND_JOBS);

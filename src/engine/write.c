@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "engine/engine.h"
+#include "engine/rowcache.h"
 #include "model/backend.h"
 #include "model/mutation.h"
 #include "model/result.h"
@@ -30,7 +31,40 @@ static unsigned stripe_of(const uint8_t *row, size_t n)
 	return (unsigned)(XXH3_64bits(row, n) % ENGINE_ROW_STRIPES);
 }
 
-/* REQUIRES: stripe lock s held. */
+/* The row cache around a write (rowcache.h), REQUIRES: the stripes'
+ * locks held. Before the RocksDB write: the stripes' seqlocks go odd. */
+static void cache_write_begin(engine *e, const unsigned *stripes, size_t n)
+{
+	for (size_t i = 0; e->rowcache && i < n; i++)
+		rowcache_write_begin(e->rowcache, stripes[i]);
+}
+
+/* After it: the row's entries of every family of t are erased. */
+static void cache_forget_row(engine *e, table *t, const uint8_t *row,
+			     size_t len)
+{
+	if (!e->rowcache)
+		return;
+	rowcache_key k = {
+		.row_hash = rowcache_row_hash(row, len),
+		.epoch = atomic_load_explicit(&t->cache_epoch,
+					      memory_order_acquire),
+		.row = row,
+		.row_len = len};
+	for (size_t i = 0; i < t->nfams; i++) {
+		k.cf_name = t->fams[i]->cf_name;
+		k.cf_len = strlen(k.cf_name);
+		rowcache_erase(e->rowcache, &k);
+	}
+}
+
+/* Then the seqlocks go even again. */
+static void cache_write_end(engine *e, const unsigned *stripes, size_t n)
+{
+	for (size_t i = 0; e->rowcache && i < n; i++)
+		rowcache_write_end(e->rowcache, stripes[i]);
+}
+
 /* How far the persisted timestamp ceiling is raised past the timestamp
  * that needed it: one small WAL write per second of timestamps. */
 #define TS_CEILING_STEP_MS 1000
@@ -444,8 +478,12 @@ static int apply_locked(engine *e, table *t, const sbx_mutation *m,
 		return rc;
 	rocksdb_writebatch_t *wb = wb_take(e);
 	rc = build_row_batch(e, t, m, next_ts(e, stripe), wb, res);
-	if (!rc)
+	if (!rc) {
+		cache_write_begin(e, &stripe, 1);
 		rc = commit(e, wb, m->durability);
+		cache_forget_row(e, t, mut_row(m), m->row_len);
+		cache_write_end(e, &stripe, 1);
+	}
 	wb_give(e, wb);
 	if (!rc && res)
 		rc = result_finish(res);
@@ -542,7 +580,16 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 		else
 			any = any || rocksdb_writebatch_count(wb) > (int)mark;
 	}
-	int crc = any ? commit(e, wb, dur) : SBX_OK;
+	int crc = SBX_OK;
+	if (any) {
+		cache_write_begin(e, locked, nlocked);
+		crc = commit(e, wb, dur);
+		for (size_t i = 0; i < n; i++)
+			if (!st[i] && !ms[i]->has_rmw)
+				cache_forget_row(e, h->t, mut_row(ms[i]),
+						 ms[i]->row_len);
+		cache_write_end(e, locked, nlocked);
+	}
 	wb_give(e, wb);
 	for (size_t i = nlocked; i-- > 0;)
 		pthread_mutex_unlock(&e->stripe_lock[locked[i]]);
@@ -757,8 +804,16 @@ int engine_check_and_mutate_rows(void *db, const sbx_backend_row_change *rows,
 			    durability_rank(dur))
 				dur = m->durability;
 		}
-		if (!rc && any)
+		if (!rc && any) {
+			cache_write_begin(e, stripes, ns);
 			rc = commit(e, wb, dur);
+			for (size_t i = 0; i < n; i++)
+				if (v[i].c->mutation)
+					cache_forget_row(e, v[i].h->t,
+							 v[i].c->row,
+							 v[i].c->row_len);
+			cache_write_end(e, stripes, ns);
+		}
 		wb_give(e, wb);
 	}
 	for (size_t i = ns; i-- > 0;)
