@@ -537,7 +537,7 @@ static void test_byte_bound_holds(void)
 				  .row_len = strlen(row)};
 		rowcache_insert(c, &k, rowcache_seq(c, (unsigned)(k.row_hash %
 							  ENGINE_ROW_STRIPES)),
-				&b, 0, 1);
+				4, &b, 0, 1);
 		rowcache_get_stats(c, &st);
 		if (st.bytes > ((size_t)1 << 20))
 			CHECK_INT((long long)st.bytes, (long long)(1 << 20));
@@ -552,18 +552,22 @@ static void test_byte_bound_holds(void)
 			  .row = (const uint8_t *)"x", .row_len = 1};
 	uint64_t seq = rowcache_seq(c, 42);
 	rowcache_write_begin(c, 42);
-	rowcache_insert(c, &k, seq, &b, 0, 1);
-	rowcache_insert(c, &k, rowcache_seq(c, 42), &b, 0, 1);
+	rowcache_insert(c, &k, seq, 4, &b, 0, 1);
+	rowcache_insert(c, &k, rowcache_seq(c, 42), 4, &b, 0, 1);
 	rowcache_write_end(c, 42);
 	rowbuf out = {0};
 	bool hit = true;
-	CHECK_INT(rowcache_lookup(c, &k, &out, &hit), SBX_OK);
+	const uint8_t *pre = (const uint8_t *)"CELL";
+	CHECK_INT(rowcache_lookup(c, &k, pre, 4, &out, &hit), SBX_OK);
 	CHECK(!hit);
-	rowcache_insert(c, &k, rowcache_seq(c, 42), &b, 0, 1);
-	CHECK_INT(rowcache_lookup(c, &k, &out, &hit), SBX_OK);
+	rowcache_insert(c, &k, rowcache_seq(c, 42), 4, &b, 0, 1);
+	CHECK_INT(rowcache_lookup(c, &k, pre, 4, &out, &hit), SBX_OK);
 	CHECK(hit);
 	CHECK_INT((long long)out.n, 1);
-	CHECK_MEM(out.arena.data + out.ents[0].koff, 8, "cellkey!");
+	/* the prefix comes from the caller, the rest from the entry */
+	CHECK_MEM(out.arena.data + out.ents[0].koff, 8, "CELLkey!");
+	CHECK_INT((long long)out.ents[0].vlen, (long long)sizeof val);
+	CHECK(out.arena.data[out.ents[0].voff] == 'v');
 	free(out.ents);
 	sbx_buf_free(&out.arena);
 	sbx_buf_free(&b.arena);

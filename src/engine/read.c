@@ -531,7 +531,7 @@ static void fill_empty(reader *r, famcur *c, const uint8_t *row, size_t len)
 		return;
 	}
 	rowcache_key k = cache_key(r, c, row, len);
-	rowcache_insert(r->eng->rowcache, &k, r->fill_seq, &r->rb, 0, 0);
+	rowcache_insert(r->eng->rowcache, &k, r->fill_seq, 0, &r->rb, 0, 0);
 }
 
 /* Assemble the next row that survives filtering into *out (finished). */
@@ -610,8 +610,9 @@ static int assemble_row(reader *r, sbx_result **out)
 					rowcache_key k =
 					    cache_key(r, c, row.data, row.len);
 					rowcache_insert(r->eng->rowcache, &k,
-							r->fill_seq, &r->rb, 0,
-							r->rb.n);
+							r->fill_seq,
+							r->prefix.len, &r->rb,
+							0, r->rb.n);
 				}
 			}
 			r->rb.active = r->reversed || buffered;
@@ -745,12 +746,17 @@ static int cached_get(reader *r, const uint8_t *row, size_t len, unsigned stripe
 	*out = NULL;
 	*hit = false;
 	bool any = false;
+	r->prefix.len = 0;
+	int rc = cellkey_row_start(&r->prefix, row, len);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < r->nfc; i++) {
 		famcur *c = &r->fc[i];
 		rowcache_key k = cache_key(r, c, row, len);
 		bool h;
 		c->cstart = b->n;
-		int rc = rowcache_lookup(cache, &k, b, &h);
+		rc = rowcache_lookup(cache, &k, r->prefix.data, r->prefix.len,
+				     b, &h);
 		if (rc || !h)
 			return rc;
 		c->cend = b->n;
@@ -769,11 +775,9 @@ static int cached_get(reader *r, const uint8_t *row, size_t len, unsigned stripe
 			return SBX_OK;
 	}
 	sbx_result *res;
-	int rc = result_new_sized(&res, row, len, r->last_bytes, r->last_cells);
+	rc = result_new_sized(&res, row, len, r->last_bytes, r->last_cells);
 	if (rc)
 		return rc;
-	r->prefix.len = 0;
-	rc = cellkey_row_start(&r->prefix, row, len);
 	size_t total = b->n;
 	for (size_t i = 0; !rc && i < r->nfc; i++) {
 		famcur *c = &r->fc[i];

@@ -23,9 +23,14 @@ typedef struct rc_entry {
 	uint64_t epoch;
 	size_t charge; /* bytes counted against the bound */
 	size_t cf_len, row_len;
-	size_t n, arena_len; /* cells, bytes of keys and values */
-	/* then: rowbuf_ent ents[n], cf name, row, arena */
+	size_t n, data_len; /* cells, bytes of the packed cells */
+	/* then: the cf name, the row, and the cells packed, each as
+	 * u16 key length less the row's prefix, u32 value length, that
+	 * part of the key, the value (the prefix, E(row), is stored once:
+	 * it is the row's) */
 } rc_entry;
+
+#define CELL_HDR 6
 
 typedef struct rc_shard {
 	pthread_mutex_t lock;
@@ -45,14 +50,9 @@ struct rowcache {
 	_Atomic uint64_t hits, misses;
 };
 
-static rowbuf_ent *ent_cells(rc_entry *e)
-{
-	return (rowbuf_ent *)(e + 1);
-}
-
 static const char *ent_cf(rc_entry *e)
 {
-	return (const char *)(ent_cells(e) + e->n);
+	return (const char *)(e + 1);
 }
 
 static const uint8_t *ent_row(rc_entry *e)
@@ -60,7 +60,7 @@ static const uint8_t *ent_row(rc_entry *e)
 	return (const uint8_t *)ent_cf(e) + e->cf_len;
 }
 
-static const uint8_t *ent_arena(rc_entry *e)
+static const uint8_t *ent_data(rc_entry *e)
 {
 	return ent_row(e) + e->row_len;
 }
@@ -196,8 +196,8 @@ static void remove_at(rc_shard *s, rc_entry **p)
 	free(e);
 }
 
-int rowcache_lookup(rowcache *c, const rowcache_key *k, rowbuf *dst,
-		    bool *hit)
+int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
+		    size_t plen, rowbuf *dst, bool *hit)
 {
 	uint64_t h = key_hash(k);
 	rc_shard *s = shard_of(c, h);
@@ -216,17 +216,33 @@ int rowcache_lookup(rowcache *c, const rowcache_key *k, rowbuf *dst,
 			else
 				dst->ents = ne, dst->cap = cap;
 		}
-		size_t base = dst->arena.len;
-		if (!rc && sbx_buf_append(&dst->arena, ent_arena(e), e->arena_len))
+		size_t need = e->data_len - e->n * CELL_HDR + e->n * plen;
+		if (!rc && sbx_buf_reserve_inline(&dst->arena, need))
 			rc = SBX_ENOMEM_SET();
 		if (!rc) {
-			const rowbuf_ent *src = ent_cells(e);
+			const uint8_t *p = ent_data(e);
+			uint8_t *a = dst->arena.data;
+			size_t off = dst->arena.len;
 			rowbuf_ent *d = dst->ents + dst->n;
 			for (size_t i = 0; i < e->n; i++) {
-				d[i] = src[i];
-				d[i].koff += base;
-				d[i].voff += base;
+				uint16_t sl;
+				uint32_t vl;
+				memcpy(&sl, p, 2);
+				memcpy(&vl, p + 2, 4);
+				p += CELL_HDR;
+				d[i].koff = off;
+				d[i].klen = plen + sl;
+				memcpy(a + off, prefix, plen);
+				memcpy(a + off + plen, p, sl);
+				off += plen + sl;
+				p += sl;
+				d[i].voff = off;
+				d[i].vlen = vl;
+				memcpy(a + off, p, vl);
+				off += vl;
+				p += vl;
 			}
+			dst->arena.len = off;
 			dst->n += e->n;
 			*hit = true;
 			if (s->head != e) {
@@ -258,22 +274,21 @@ static void grow_buckets(rc_shard *s)
 }
 
 void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
-		     const rowbuf *src, size_t from, size_t to)
+		     size_t plen, const rowbuf *src, size_t from, size_t to)
 {
 	if (seq & 1)
 		return;
-	size_t n = to - from, alen = 0;
-	size_t lo = n ? src->ents[from].koff : 0;
+	size_t n = to - from, dlen = 0;
 	for (size_t i = from; i < to; i++) {
 		const rowbuf_ent *x = &src->ents[i];
-		size_t end = x->voff + x->vlen;
-		if (end - lo > alen)
-			alen = end - lo;
+		if (x->klen < plen || x->klen - plen > UINT16_MAX ||
+		    x->vlen > UINT32_MAX)
+			return;
+		dlen += CELL_HDR + x->klen - plen + x->vlen;
 	}
-	if (alen > c->max_entry)
+	if (dlen > c->max_entry)
 		return;
-	size_t size = sizeof(rc_entry) + n * sizeof(rowbuf_ent) + k->cf_len +
-		      k->row_len + alen;
+	size_t size = sizeof(rc_entry) + k->cf_len + k->row_len + dlen;
 	rc_entry *e = sbx_malloc(size);
 	if (!e)
 		return;
@@ -283,17 +298,23 @@ void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
 	e->cf_len = k->cf_len;
 	e->row_len = k->row_len;
 	e->n = n;
-	e->arena_len = alen;
-	rowbuf_ent *ents = ent_cells(e);
-	for (size_t i = 0; i < n; i++) {
-		ents[i] = src->ents[from + i];
-		ents[i].koff -= lo;
-		ents[i].voff -= lo;
-	}
+	e->data_len = dlen;
 	memcpy((char *)ent_cf(e), k->cf_name, k->cf_len);
 	memcpy((uint8_t *)ent_row(e), k->row, k->row_len);
-	if (alen)
-		memcpy((uint8_t *)ent_arena(e), src->arena.data + lo, alen);
+	uint8_t *w = (uint8_t *)ent_data(e);
+	for (size_t i = from; i < to; i++) {
+		const rowbuf_ent *x = &src->ents[i];
+		uint16_t sl = (uint16_t)(x->klen - plen);
+		uint32_t vl = (uint32_t)x->vlen;
+		memcpy(w, &sl, 2);
+		memcpy(w + 2, &vl, 4);
+		w += CELL_HDR;
+		memcpy(w, src->arena.data + x->koff + plen, sl);
+		w += sl;
+		if (vl)
+			memcpy(w, src->arena.data + x->voff, vl);
+		w += vl;
+	}
 	uint64_t h = e->hash = key_hash(k);
 	rc_shard *s = shard_of(c, h);
 	pthread_mutex_lock(&s->lock);

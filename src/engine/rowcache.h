@@ -54,17 +54,21 @@ uint64_t rowcache_seq(const rowcache *c, unsigned stripe);
 void rowcache_write_begin(rowcache *c, unsigned stripe);
 void rowcache_write_end(rowcache *c, unsigned stripe);
 
-/* Append the entry's cells to *dst (offsets rebased); *hit false if there
- * is none (dst unchanged). SBX_ENOMEM if dst cannot grow. */
-int rowcache_lookup(rowcache *c, const rowcache_key *k, struct rowbuf *dst,
-		    bool *hit);
-/* Insert cells [from, to) of src as k's entry, if the stripe's seqlock is
- * still `seq` (even) and the entry fits; best effort (no error). */
+/* Append the entry's cells to *dst, each key as `prefix` (plen bytes: the
+ * row's E(row), which the entry does not store) and the rest of the key;
+ * *hit false if there is none (dst unchanged). SBX_ENOMEM if dst cannot
+ * grow. */
+int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
+		    size_t plen, struct rowbuf *dst, bool *hit);
+/* Insert cells [from, to) of src as k's entry, less the first plen bytes
+ * of every key (the row's prefix), if the stripe's seqlock is still `seq`
+ * (even) and the entry fits; best effort (no error). */
 void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
-		     const struct rowbuf *src, size_t from, size_t to);
+		     size_t plen, const struct rowbuf *src, size_t from,
+		     size_t to);
 /* Erase k's entry, if any. */
 void rowcache_erase(rowcache *c, const rowcache_key *k);
-/* The largest entry kept, in bytes of cells (keys and values). */
+/* The largest entry kept, in bytes of packed cells. */
 size_t rowcache_max_entry(const rowcache *c);
 
 /* Counters and size, for metrics. */
