@@ -76,9 +76,11 @@ static void engine_free(engine *e)
 	for (size_t i = 0; i < e->nnamespaces; i++)
 		free(e->namespaces[i]);
 	free(e->namespaces);
-	rocksdb_writebatch_t *wb = atomic_load(&e->spare_wb);
-	if (wb)
-		rocksdb_writebatch_destroy(wb);
+	for (int i = 0; i < ENGINE_SPARE_WBS; i++) {
+		rocksdb_writebatch_t *wb = atomic_load(&e->spare_wb[i]);
+		if (wb)
+			rocksdb_writebatch_destroy(wb);
+	}
 	if (e->meta_cf)
 		rocksdb_column_family_handle_destroy(e->meta_cf);
 	if (e->db)

@@ -24,6 +24,7 @@
 #include <stdatomic.h>
 
 #define ENGINE_ROW_STRIPES 1024
+#define ENGINE_SPARE_WBS 16
 
 /* Debug checks of "REQUIRES: ... held": the lock is held (by this thread,
  * as the callers are written; pthreads cannot tell by whom). */
@@ -136,8 +137,10 @@ typedef struct engine {
 	rocksdb_writeoptions_t *wo_wal;
 	rocksdb_writeoptions_t *wo_fsync;
 	rocksdb_writeoptions_t *wo_nowal;
-	/* A cleared write batch kept for the next mutation (write.c). */
-	_Atomic(rocksdb_writebatch_t *) spare_wb;
+	/* Cleared write batches kept for the next mutations (write.c): a
+	 * slot per writer thread (by a per-thread index), so concurrent
+	 * writers do not take turns at one spare. */
+	_Atomic(rocksdb_writebatch_t *) spare_wb[ENGINE_SPARE_WBS];
 	sbx_db_options opts;
 	char *path; /* the database directory (snapshots live below it) */
 	int dirlock_fd; /* DIR/saltbox.pid under flock (dirlock.c), or -1 */

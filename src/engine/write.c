@@ -432,12 +432,27 @@ static int commit(engine *e, rocksdb_writebatch_t *wb, sbx_durability d)
 /* Batches larger than this are destroyed rather than kept for reuse. */
 #define SPARE_WB_MAX ((size_t)1 << 20)
 
-/* A write batch: the engine's spare (cleared, its buffer already grown),
+/* This thread's spare slot (engine.h spare_wb): threads take indexes in
+ * turn, so up to ENGINE_SPARE_WBS writers each keep their own. */
+static unsigned wb_slot(void)
+{
+	static _Atomic unsigned next;
+	static _Thread_local unsigned slot;
+	static _Thread_local bool has_slot;
+	if (!has_slot) {
+		slot = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed) %
+		       ENGINE_SPARE_WBS;
+		has_slot = true;
+	}
+	return slot;
+}
+
+/* A write batch: this thread's spare (cleared, its buffer already grown),
  * or a new one. */
 static rocksdb_writebatch_t *wb_take(engine *e)
 {
 	rocksdb_writebatch_t *wb = atomic_exchange_explicit(
-		&e->spare_wb, NULL, memory_order_acquire);
+		&e->spare_wb[wb_slot()], NULL, memory_order_acquire);
 	return wb ? wb : rocksdb_writebatch_create();
 }
 
@@ -451,7 +466,8 @@ static void wb_give(engine *e, rocksdb_writebatch_t *wb)
 		rocksdb_writebatch_clear(wb);
 		rocksdb_writebatch_t *none = NULL;
 		if (atomic_compare_exchange_strong_explicit(
-			    &e->spare_wb, &none, wb, memory_order_release,
+			    &e->spare_wb[wb_slot()], &none, wb,
+			    memory_order_release,
 			    memory_order_relaxed))
 			return;
 	}
