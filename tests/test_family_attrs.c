@@ -86,12 +86,12 @@ static void test_iterator_is_describe_order(void)
 			 a.value, a.is_default ? "" : "*");
 		strncat(line, one, sizeof line - strlen(line) - 1);
 	}
-	CHECK_INT(i, 9);
+	CHECK_INT(i, 10);
 	CHECK_STR(line, "BLOOMFILTER=ROW IN_MEMORY=false VERSIONS=5* "
 			"KEEP_DELETED_CELLS=FALSE DATA_BLOCK_ENCODING=NONE "
 			"COMPRESSION=NONE TTL=60* MIN_VERSIONS=0 "
-			"BLOCKSIZE=65536");
-	CHECK_INT(sbx_family_desc_attr(&a, &f, 9), SBX_ITEROVER);
+			"BLOCKCACHE=true BLOCKSIZE=65536");
+	CHECK_INT(sbx_family_desc_attr(&a, &f, 10), SBX_ITEROVER);
 	/* what the iterator prints, the setter takes back */
 	sbx_family_desc g = fresh();
 	for (i = 0; sbx_family_desc_attr(&a, &f, i) == SBX_OK; i++)
@@ -134,8 +134,11 @@ static void test_errors_say_what_is_wrong(void)
 	check_bad("KEEP_DELETED_CELLS", "maybe", SBX_EINVAL,
 		  "KEEP_DELETED_CELLS 'maybe' is not supported (use one of: "
 		  "FALSE, TRUE, TTL)");
-	check_bad("BLOCKCACHE", "true", SBX_EUNSUPPORTED,
-		  "family attribute BLOCKCACHE is not supported by saltbox");
+	check_bad("BLOCKCACHE", "sometimes", SBX_EINVAL,
+		  "BLOCKCACHE must be true or false, got 'sometimes'");
+	check_bad("REPLICATION_SCOPE", "1", SBX_EUNSUPPORTED,
+		  "family attribute REPLICATION_SCOPE is not supported by "
+		  "saltbox");
 	check_bad("COLOUR", "red", SBX_ENOTFOUND,
 		  "unknown column family attribute 'COLOUR'");
 	check_bad("NAME", "x", SBX_ENOTFOUND,

@@ -24,6 +24,15 @@ typedef struct sbx_db_options {
 	size_t max_cell_size;
 	/* Shared block cache in bytes (default 256 MiB). */
 	size_t block_cache_bytes;
+	/* Row cache in bytes (default 64 MiB; 0 turns it off): the raw cells
+	 * of recently read rows, per family, so a repeated get skips RocksDB.
+	 * Every write to a row forgets its entries before the write returns;
+	 * reads still apply versions, delete markers, TTL, time ranges and
+	 * filters to the cached cells, so results are the same cached or
+	 * not. Only gets use it (not scans, nor raw reads); a family with
+	 * BLOCKCACHE false stays out of it. Hits and misses are counted per
+	 * region (sbx_region_metrics). */
+	size_t row_cache_bytes;
 	/* Modelled region servers regions are balanced over (default 4). */
 	int region_servers;
 	/* Width and count of per-region load buckets (default 1000 ms, 600). */
@@ -167,6 +176,10 @@ typedef struct sbx_family_desc {
 	sbx_compression compression;         /* default NONE */
 	sbx_block_encoding data_block_encoding; /* default NONE */
 	bool in_memory;                      /* IN_MEMORY, default false */
+	/* BLOCKCACHE, default true: reads of the family fill the block cache
+	 * and gets enter the row cache (sbx_db_options.row_cache_bytes);
+	 * false keeps a family that is rarely read twice out of both. */
+	bool block_cache;
 } sbx_family_desc;
 
 /* Fill *f with HBase's defaults and the given name (NULL: an empty name
@@ -187,7 +200,7 @@ SBX_API const char *sbx_keep_deleted_name(sbx_keep_deleted k);
  *
  * The attributes of sbx_family_desc under HBase's names (VERSIONS,
  * MIN_VERSIONS, TTL, KEEP_DELETED_CELLS, BLOOMFILTER, COMPRESSION,
- * DATA_BLOCK_ENCODING, BLOCKSIZE, IN_MEMORY) with HBase's spellings of
+ * DATA_BLOCK_ENCODING, BLOCKSIZE, IN_MEMORY, BLOCKCACHE) with HBase's spellings of
  * their values, for anything that reads or writes schemas as text: the
  * shell, REST bodies, catalogs, scripts. Names and values match in any
  * case; values come out as HBase prints them. */
@@ -195,7 +208,7 @@ SBX_API const char *sbx_keep_deleted_name(sbx_keep_deleted k);
 /* The kind of value an attribute takes, for typed formats (JSON). */
 typedef enum sbx_family_attr_kind {
 	SBX_ATTR_INTEGER, /* decimal: VERSIONS, MIN_VERSIONS, TTL, BLOCKSIZE */
-	SBX_ATTR_BOOLEAN, /* "true" or "false": IN_MEMORY */
+	SBX_ATTR_BOOLEAN, /* "true" or "false": IN_MEMORY, BLOCKCACHE */
 	SBX_ATTR_NAME,    /* an upper-case name: BLOOMFILTER, COMPRESSION,
 			     DATA_BLOCK_ENCODING, KEEP_DELETED_CELLS */
 } sbx_family_attr_kind;
@@ -219,7 +232,7 @@ typedef struct sbx_family_attr {
 /*
  * Set attribute `attr` of *f from its text `value`, as HBase's shell and
  * REST gateway accept it: "3"; TTL in seconds or "FOREVER"; IN_MEMORY
- * "true"/"false"; KEEP_DELETED_CELLS "true", "false" or "TTL";
+ * and BLOCKCACHE "true"/"false"; KEEP_DELETED_CELLS "true", "false" or "TTL";
  * BLOOMFILTER NONE, ROW, ROWCOL; COMPRESSION NONE, SNAPPY, LZ4, ZSTD;
  * DATA_BLOCK_ENCODING NONE, PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1.
  * Each value is checked on its own (VERSIONS >= 1, MIN_VERSIONS >= 0, TTL
@@ -229,7 +242,7 @@ typedef struct sbx_family_attr {
  *   SBX_EINVAL       a bad value, e.g. "TTL must be a number of seconds or
  *                    FOREVER, got 'abc'";
  *   SBX_EUNSUPPORTED an HBase attribute Saltbox does not model
- *                    (BLOCKCACHE, REPLICATION_SCOPE, CONFIGURATION, ...),
+ *                    (REPLICATION_SCOPE, CONFIGURATION, ...),
  *                    which a caller may ignore as HBase scripts set them;
  *   SBX_ENOTFOUND    no such family attribute ("unknown column family
  *                    attribute 'COLOUR'").
@@ -247,7 +260,8 @@ SBX_API int sbx_family_desc_get(sbx_family_attr *out,
  * The i-th attribute of f into *out, for i = 0, 1, ... until SBX_ITEROVER:
  * every attribute, in the order HBase's shell `describe` prints them
  * (BLOOMFILTER, IN_MEMORY, VERSIONS, KEEP_DELETED_CELLS,
- * DATA_BLOCK_ENCODING, COMPRESSION, TTL, MIN_VERSIONS, BLOCKSIZE). Skip
+ * DATA_BLOCK_ENCODING, COMPRESSION, TTL, MIN_VERSIONS, BLOCKCACHE,
+ * BLOCKSIZE). Skip
  * those with is_default to print only what was set. Errors: none;
  * SBX_ITEROVER (not an error) past the last attribute.
  */

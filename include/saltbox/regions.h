@@ -107,6 +107,11 @@ typedef struct sbx_region_metrics {
 	uint64_t cells_written;
 	uint64_t store_file_size;   /* bytes on disk (RocksDB estimate) */
 	uint64_t memstore_size;     /* bytes written but not flushed (estimate) */
+	/* Gets answered from the row cache, and gets that read RocksDB
+	 * while the cache could have held the row (sbx_db_options
+	 * .row_cache_bytes); 0 on backends without one. */
+	uint64_t row_cache_hits;
+	uint64_t row_cache_misses;
 } sbx_region_metrics;
 
 typedef struct sbx_region_info {

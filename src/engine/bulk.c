@@ -426,6 +426,9 @@ int engine_bulk_load(void *p, const char *table_name, const char *dir)
 			rocksdb_ingest_external_file_cf(
 				e->db, f->cf, (const char *const *)files, n, io,
 				&err);
+			/* after the cells are in: gets that read before
+			 * cached under the old epoch (rowcache.h) */
+			table_cache_forget(t);
 			if (err)
 				rc = engine_rocks_error(err, "loading files");
 		}

@@ -62,9 +62,15 @@ int family_from_json(sbx_family_desc *d, char *cf_name, size_t cf_cap,
 		return sbx_error_set(SBX_EIO, "corrupt family descriptor");
 	strcpy(d->name, name);
 	sbx_family_attr a;
-	for (size_t i = 0; sbx_family_desc_attr(&a, d, i) == SBX_OK; i++)
-		if (attr_from_json(d, a.name, json_object_get(o, a.name)))
+	for (size_t i = 0; sbx_family_desc_attr(&a, d, i) == SBX_OK; i++) {
+		const json_t *v = json_object_get(o, a.name);
+		if (!v && !strcmp(a.name, "BLOCKCACHE")) {
+			d->block_cache = true; /* records from before it */
+			continue;
+		}
+		if (attr_from_json(d, a.name, v))
 			return sbx_error_set(SBX_EIO, "corrupt family descriptor");
+	}
 	if (cf_name) {
 		if (!cf || strlen(cf) >= cf_cap)
 			return sbx_error_set(SBX_EIO, "corrupt family descriptor");

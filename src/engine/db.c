@@ -6,6 +6,7 @@
  * names is an orphan of an interrupted change and is dropped here.
  */
 #include "engine/engine.h"
+#include "engine/rowcache.h"
 
 #include "common/alloc.h"
 #include "common/error.h"
@@ -75,9 +76,11 @@ static void engine_free(engine *e)
 	for (size_t i = 0; i < e->nnamespaces; i++)
 		free(e->namespaces[i]);
 	free(e->namespaces);
-	rocksdb_writebatch_t *wb = atomic_load(&e->spare_wb);
-	if (wb)
-		rocksdb_writebatch_destroy(wb);
+	for (int i = 0; i < ENGINE_SPARE_WBS; i++) {
+		rocksdb_writebatch_t *wb = atomic_load(&e->spare_wb[i]);
+		if (wb)
+			rocksdb_writebatch_destroy(wb);
+	}
 	if (e->meta_cf)
 		rocksdb_column_family_handle_destroy(e->meta_cf);
 	if (e->db)
@@ -86,6 +89,7 @@ static void engine_free(engine *e)
 		rocksdb_options_destroy(e->dbopts);
 	if (e->cache)
 		rocksdb_cache_destroy(e->cache);
+	rowcache_free(e->rowcache);
 	free(e->path);
 	engine_dirlock_release(e->dirlock_fd);
 	if (e->wo_meta) {
@@ -155,6 +159,7 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 		      : opts->region_servers > ENGINE_MAX_SERVERS ? ENGINE_MAX_SERVERS
 		      : opts->region_servers;
 	e->cache = rocksdb_cache_create_lru(opts->block_cache_bytes);
+	e->rowcache = rowcache_new(opts->row_cache_bytes);
 	e->dbopts = rocksdb_options_create();
 	rocksdb_options_set_create_if_missing(e->dbopts, opts->create_if_missing);
 	rocksdb_options_set_max_background_jobs(e->dbopts, BACKGROUND_JOBS);

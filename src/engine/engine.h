@@ -24,6 +24,7 @@
 #include <stdatomic.h>
 
 #define ENGINE_ROW_STRIPES 1024
+#define ENGINE_SPARE_WBS 16
 
 /* Debug checks of "REQUIRES: ... held": the lock is held (by this thread,
  * as the callers are written; pthreads cannot tell by whom). */
@@ -78,6 +79,7 @@ typedef struct region {
 	sbx_buf start, end;
 	int server;
 	_Atomic uint64_t reads, writes, filtered, read_bytes, write_bytes, cells;
+	_Atomic uint64_t cache_hits, cache_misses; /* row cache, gets */
 	_Atomic uint64_t unflushed;   /* bytes written since the last flush seen */
 	_Atomic uint64_t since_check; /* bytes written since the last split check */
 	_Atomic uint64_t check_every; /* split check interval in bytes */
@@ -115,10 +117,19 @@ typedef struct table {
 	_Atomic size_t row_bytes_hint, row_cells_hint;
 	/* A closed reader's memory, parked for the next read (read.c). */
 	_Atomic(parked_reader *) spare_reader;
+	/* Part of every row cache key of the table: moved by bulk loads and
+	 * schema changes, so none of the entries before is found again. */
+	_Atomic uint64_t cache_epoch;
 } table;
+
+/* Move t's row cache epoch (rowcache.h): every entry of t is forgotten. */
+void table_cache_forget(table *t);
+
+typedef struct rowcache rowcache; /* rowcache.h */
 
 typedef struct engine {
 	rocksdb_t *db;
+	rowcache *rowcache; /* NULL: off (opts.row_cache_bytes 0) */
 	rocksdb_options_t *dbopts;
 	rocksdb_cache_t *cache;
 	rocksdb_column_family_handle_t *meta_cf;
@@ -126,8 +137,10 @@ typedef struct engine {
 	rocksdb_writeoptions_t *wo_wal;
 	rocksdb_writeoptions_t *wo_fsync;
 	rocksdb_writeoptions_t *wo_nowal;
-	/* A cleared write batch kept for the next mutation (write.c). */
-	_Atomic(rocksdb_writebatch_t *) spare_wb;
+	/* Cleared write batches kept for the next mutations (write.c): a
+	 * slot per writer thread (by a per-thread index), so concurrent
+	 * writers do not take turns at one spare. */
+	_Atomic(rocksdb_writebatch_t *) spare_wb[ENGINE_SPARE_WBS];
 	sbx_db_options opts;
 	char *path; /* the database directory (snapshots live below it) */
 	int dirlock_fd; /* DIR/saltbox.pid under flock (dirlock.c), or -1 */

@@ -11,6 +11,7 @@
 #include "common/alloc.h"
 #include "common/error.h"
 #include "engine/cellkey.h"
+#include "engine/rowcache.h"
 #include "model/result.h"
 #include "model/rules.h"
 
@@ -145,6 +146,84 @@ static void src_seek(reader *r, famcur *c, const sbx_buf *key)
 	r->rb.pos = lo;
 }
 
+/* Append a cell to the row buffer. */
+static int rowbuf_push(rowbuf *b, const char *k, size_t kl, const char *v,
+		       size_t vl)
+{
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 16;
+		rowbuf_ent *e = sbx_realloc(b->ents, cap * sizeof *e);
+		if (!e)
+			return SBX_ENOMEM_SET();
+		b->ents = e;
+		b->cap = cap;
+	}
+	rowbuf_ent *e = &b->ents[b->n++];
+	e->koff = b->arena.len;
+	e->klen = kl;
+	e->voff = kl + e->koff;
+	e->vlen = vl;
+	if (sbx_buf_append(&b->arena, k, kl) || sbx_buf_append(&b->arena, v, vl))
+		return SBX_ENOMEM_SET();
+	return SBX_OK;
+}
+
+/* A get that fills the row cache: copy the family's cells of the row at
+ * the cursor into the row buffer, leaving the iterator past the row.
+ * *whole false when they come to more than `max` bytes, or the iterator
+ * stopped on an error: the buffer is then emptied and the cursor is back
+ * at the row's first cell, to be read as without a cache. */
+static int buffer_row_forward(reader *r, famcur *c, size_t max, bool *whole)
+{
+	rowbuf *b = &r->rb;
+	b->n = b->pos = 0;
+	b->arena.len = 0;
+	*whole = true;
+	while (rocksdb_iter_valid(c->it)) {
+		size_t kl, vl;
+		const char *k = rocksdb_iter_key(c->it, &kl);
+		if (kl < r->prefix.len || memcmp(k, r->prefix.data, r->prefix.len))
+			break;
+		const char *v = rocksdb_iter_value(c->it, &vl);
+		if (b->arena.len + kl + vl > max) {
+			*whole = false;
+			break;
+		}
+		int rc = rowbuf_push(b, k, kl, v, vl);
+		if (rc)
+			return rc;
+		rocksdb_iter_next(c->it);
+	}
+	if (*whole && !rocksdb_iter_valid(c->it)) {
+		char *err = NULL;
+		rocksdb_iter_get_error(c->it, &err);
+		if (err) {
+			free(err);
+			*whole = false;
+		}
+	}
+	c->row_valid = false;
+	if (!*whole) {
+		b->n = 0;
+		b->arena.len = 0;
+		cur_seek(c, &r->prefix);
+	}
+	return SBX_OK;
+}
+
+/* The row cache key of family c's cells of `row`. */
+static rowcache_key cache_key(const reader *r, const famcur *c,
+			      const uint8_t *row, size_t len)
+{
+	return (rowcache_key){
+		.row_hash = r->row_hash,
+		.epoch = r->cache_epoch,
+		.cf_name = c->fam->cf_name,
+		.cf_len = strlen(c->fam->cf_name),
+		.row = row,
+		.row_len = len};
+}
+
 /* Copy the cells of the row ending at the cursor (reversed scans), leaving
  * the iterator on the previous row. */
 static int buffer_row_backwards(reader *r, famcur *c)
@@ -158,22 +237,9 @@ static int buffer_row_backwards(reader *r, famcur *c)
 		if (kl < r->prefix.len || memcmp(k, r->prefix.data, r->prefix.len))
 			break;
 		const char *v = rocksdb_iter_value(c->it, &vl);
-		if (b->n == b->cap) {
-			size_t cap = b->cap ? b->cap * 2 : 16;
-			rowbuf_ent *e = sbx_realloc(b->ents, cap * sizeof *e);
-			if (!e)
-				return SBX_ENOMEM_SET();
-			b->ents = e;
-			b->cap = cap;
-		}
-		rowbuf_ent *e = &b->ents[b->n++];
-		e->koff = b->arena.len;
-		e->klen = kl;
-		e->voff = kl + e->koff;
-		e->vlen = vl;
-		if (sbx_buf_append(&b->arena, k, kl) ||
-		    sbx_buf_append(&b->arena, v, vl))
-			return SBX_ENOMEM_SET();
+		int rc = rowbuf_push(b, k, kl, v, vl);
+		if (rc)
+			return rc;
 		rocksdb_iter_prev(c->it);
 	}
 	c->row_valid = false;
@@ -443,6 +509,8 @@ static int next_row_key(reader *r, sbx_buf *row)
 			found = true;
 		}
 	}
+	if (found)
+		r->row_seen = true;
 	return found ? SBX_OK : SBX_ITEROVER;
 }
 
@@ -450,6 +518,20 @@ static bool cur_at_row(famcur *c, const sbx_buf *row)
 {
 	return cur_row(c) == SBX_OK && c->row.len == row->len &&
 	       !memcmp(c->row.data, row->data, row->len);
+}
+
+/* A filling get found no cells of family c in the row: cache that, unless
+ * the iterator stopped on an error. */
+static void fill_empty(reader *r, famcur *c, const uint8_t *row, size_t len)
+{
+	char *err = NULL;
+	rocksdb_iter_get_error(c->it, &err);
+	if (err) {
+		free(err);
+		return;
+	}
+	rowcache_key k = cache_key(r, c, row, len);
+	rowcache_insert(r->eng->rowcache, &k, r->fill_seq, 0, &r->rb, 0, 0);
 }
 
 /* Assemble the next row that survives filtering into *out (finished). */
@@ -510,11 +592,30 @@ static int assemble_row(reader *r, sbx_result **out)
 		 * the row in the current family only. */
 		for (size_t i = 0; !rc && i < r->nfc; i++) {
 			famcur *c = &r->fc[i];
-			if (!cur_at_row(c, &row))
+			bool buffered = false;
+			if (!cur_at_row(c, &row)) {
+				if (r->fill && !rocksdb_iter_valid(c->it))
+					fill_empty(r, c, row.data, row.len);
 				continue;
+			}
 			if (r->reversed && (rc = buffer_row_backwards(r, c)))
 				break;
-			r->rb.active = r->reversed;
+			if (r->fill) {
+				if ((rc = buffer_row_forward(
+					     r, c,
+					     rowcache_max_entry(r->eng->rowcache),
+					     &buffered)))
+					break;
+				if (buffered) {
+					rowcache_key k =
+					    cache_key(r, c, row.data, row.len);
+					rowcache_insert(r->eng->rowcache, &k,
+							r->fill_seq,
+							r->prefix.len, &r->rb,
+							0, r->rb.n);
+				}
+			}
+			r->rb.active = r->reversed || buffered;
 			bool other_row, consumed;
 			rc = read_family_row(r, c, res, row.data, row.len,
 					     &other_row, &consumed);
@@ -528,7 +629,7 @@ static int assemble_row(reader *r, sbx_result **out)
 			if (other_row && (r->reversed ? d < 0 : d > 0))
 				rc = seek_cur_to_row(r, c, r->hint.row.data,
 						     r->hint.row.len);
-			else if (r->reversed || consumed)
+			else if (r->reversed || consumed || buffered)
 				c->row_valid = false; /* already past the row */
 			else
 				rc = cur_skip_row(r, c, row.data, row.len);
@@ -630,6 +731,122 @@ int reader_next(reader *r, sbx_result **out)
 	return SBX_OK;
 }
 
+/* A get answered from the row cache: every selected family's cells are
+ * looked up into r->rb under an unchanged, even seqlock `seq` (rowcache.h),
+ * then read as the iterators' would be. *hit false: some family missed
+ * (or a write came between), nothing is returned. *out NULL: the row has
+ * no cells the get selects. */
+static int cached_get(reader *r, const uint8_t *row, size_t len, unsigned stripe,
+		      uint64_t seq, sbx_result **out, bool *hit)
+{
+	rowcache *cache = r->eng->rowcache;
+	rowbuf *b = &r->rb;
+	b->n = b->pos = 0;
+	b->arena.len = 0;
+	*out = NULL;
+	*hit = false;
+	bool any = false;
+	r->prefix.len = 0;
+	int rc = cellkey_row_start(&r->prefix, row, len);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < r->nfc; i++) {
+		famcur *c = &r->fc[i];
+		rowcache_key k = cache_key(r, c, row, len);
+		bool h;
+		c->cstart = b->n;
+		rc = rowcache_lookup(cache, &k, r->prefix.data, r->prefix.len,
+				     b, &h);
+		if (rc || !h)
+			return rc;
+		c->cend = b->n;
+		any = any || c->cend > c->cstart;
+	}
+	if (rowcache_seq(cache, stripe) != seq)
+		return SBX_OK;
+	*hit = true;
+	if (!any)
+		return SBX_OK;
+	if (r->filter) {
+		if (sbx_filter_all_remaining(r->filter))
+			return SBX_OK;
+		sbx_filter_reset(r->filter);
+		if (sbx_filter_row_key(r->filter, row, len))
+			return SBX_OK;
+	}
+	sbx_result *res;
+	rc = result_new_sized(&res, row, len, r->last_bytes, r->last_cells);
+	if (rc)
+		return rc;
+	size_t total = b->n;
+	for (size_t i = 0; !rc && i < r->nfc; i++) {
+		famcur *c = &r->fc[i];
+		if (c->cend == c->cstart)
+			continue;
+		b->pos = c->cstart;
+		b->n = c->cend;
+		b->active = true;
+		bool other_row, consumed;
+		rc = read_family_row(r, c, res, row, len, &other_row, &consumed);
+		b->active = false;
+	}
+	b->n = total;
+	if (!rc) {
+		r->last_bytes = res->arena.len;
+		r->last_cells = res->n;
+		rc = result_finish(res);
+	}
+	if (rc) {
+		sbx_result_free(res);
+		return rc;
+	}
+	bool had_cells = res->n > 0;
+	if (r->filter) {
+		size_t n = res->n;
+		sbx_filter_row_cells(r->filter, res->cells, &n);
+		res->n = n;
+		if (n && sbx_filter_row(r->filter))
+			res->n = 0;
+	}
+	if (r->eng->opts.region_routing) {
+		region *reg = region_for_row(r->tab, row, len);
+		if (reg && (had_cells || res->n))
+			region_count_read(r->eng, reg, res->arena.len,
+					  res->n == 0);
+	}
+	if (res->n == 0) {
+		sbx_result_free(res);
+		return SBX_OK;
+	}
+	*out = res;
+	return SBX_OK;
+}
+
+/* Whether a get may use the row cache: not raw, one row, and every
+ * selected family caching its blocks (BLOCKCACHE). */
+static bool cacheable_get(const reader *r, size_t row_len)
+{
+	if (!r->eng->rowcache || r->raw || !row_len || !r->nfc || r->done ||
+	    r->reversed || r->batch > 0)
+		return false;
+	for (size_t i = 0; i < r->nfc; i++)
+		if (!r->fc[i].fam->desc.block_cache)
+			return false;
+	return true;
+}
+
+static void count_cache(reader *r, const uint8_t *row, size_t len, bool hit)
+{
+	rowcache_count(r->eng->rowcache, hit, !hit);
+	if (!r->eng->opts.region_routing)
+		return;
+	region *reg = region_for_row(r->tab, row, len);
+	if (reg)
+		atomic_fetch_add_explicit(hit ? &reg->cache_hits
+					      : &reg->cache_misses,
+					  1, memory_order_relaxed);
+}
+
 int engine_read_row(sbx_result **out, engine *e, table *t, const uint8_t *row,
 		    size_t row_len, const sbx_read_opts *o)
 {
@@ -640,7 +857,37 @@ int engine_read_row(sbx_result **out, engine *e, table *t, const uint8_t *row,
 	int rc = reader_setup(&r, e, t, &so, true);
 	if (rc)
 		return rc;
-	rc = reader_next(r, out);
+	if (cacheable_get(r, row_len)) {
+		r->row_hash = rowcache_row_hash(row, row_len);
+		r->cache_epoch = atomic_load_explicit(&t->cache_epoch,
+						      memory_order_acquire);
+		unsigned stripe = (unsigned)(r->row_hash % ENGINE_ROW_STRIPES);
+		/* read before the iterators' view is taken (rowcache.h) */
+		uint64_t seq = rowcache_seq(e->rowcache, stripe);
+		if (!(seq & 1)) {
+			bool hit;
+			rc = cached_get(r, row, row_len, stripe, seq, out, &hit);
+			if (rc || hit) {
+				count_cache(r, row, row_len, true);
+				reader_close(r);
+				if (!rc && !*out)
+					return model_get_empty_result(
+						out, row, row_len);
+				return rc;
+			}
+			r->rb.n = 0;
+			r->rb.arena.len = 0;
+			r->fill = true;
+			r->fill_seq = seq;
+		}
+		count_cache(r, row, row_len, false);
+	}
+	rc = reader_iterators(r);
+	if (!rc)
+		rc = reader_next(r, out);
+	if (rc == SBX_ITEROVER && r->fill && !r->row_seen && !r->filter)
+		for (size_t i = 0; i < r->nfc; i++)
+			fill_empty(r, &r->fc[i], row, row_len);
 	reader_close(r);
 	if (rc == SBX_ITEROVER)
 		return model_get_empty_result(out, row, row_len);

@@ -295,12 +295,24 @@ int reader_setup(reader **out, engine *e, table *t, const sbx_scan_opts *o,
 		reader_close(r);
 		return rc;
 	}
+	r->point_get = point_get;
+	if (r->filter)
+		sbx_filter_set_reversed(r->filter, r->reversed);
+	if (!point_get && (rc = reader_iterators(r))) {
+		reader_close(r);
+		return rc;
+	}
+	*out = r;
+	return SBX_OK;
+}
+
+int reader_iterators(reader *r)
+{
+	engine *e = r->eng;
 	/* A parked reader brings its read options: every field used is set
 	 * here (a NULL bound clears the previous use's). */
-	if (!r->ro && !(r->ro = rocksdb_readoptions_create())) {
-		reader_close(r);
+	if (!r->ro && !(r->ro = rocksdb_readoptions_create()))
 		return SBX_ENOMEM_SET();
-	}
 	rocksdb_readoptions_set_iterate_lower_bound(
 		r->ro, r->has_lower ? (const char *)r->lower.data : NULL,
 		r->lower.len);
@@ -308,8 +320,12 @@ int reader_setup(reader **out, engine *e, table *t, const sbx_scan_opts *o,
 		r->ro, r->has_upper ? (const char *)r->upper.data : NULL,
 		r->upper.len);
 	/* Point gets may use the row-prefix bloom; scans cross rows. */
-	rocksdb_readoptions_set_total_order_seek(r->ro, !point_get);
-	rocksdb_readoptions_set_fill_cache(r->ro, 1);
+	rocksdb_readoptions_set_total_order_seek(r->ro, !r->point_get);
+	/* BLOCKCACHE false on every family read: leave the block cache */
+	bool fill = r->nfc == 0;
+	for (size_t i = 0; i < r->nfc; i++)
+		fill = fill || r->fc[i].fam->desc.block_cache;
+	rocksdb_readoptions_set_fill_cache(r->ro, fill);
 	if (r->nfc == 1) {
 		r->fc[0].it = rocksdb_create_iterator_cf(e->db, r->ro,
 							 r->fc[0].fam->cf);
@@ -328,15 +344,10 @@ int reader_setup(reader **out, engine *e, table *t, const sbx_scan_opts *o,
 		}
 		free(cfs);
 		free(its);
-		if (err || !r->fc[0].it) {
-			reader_close(r);
+		if (err || !r->fc[0].it)
 			return err ? engine_rocks_error(err, "creating iterators")
 				   : SBX_ENOMEM_SET();
-		}
 	}
-	if (r->filter)
-		sbx_filter_set_reversed(r->filter, r->reversed);
-	*out = r;
 	return SBX_OK;
 }
 

@@ -23,6 +23,7 @@ typedef struct famcur {
 	match_params match; /* what the read asks of this family */
 	sbx_buf row;      /* decoded row at the iterator, when row_valid */
 	bool row_valid;
+	size_t cstart, cend; /* a cached get: its cells in the reader's rb */
 } famcur;
 
 /* One family's cells of one row, copied while stepping backwards, so a
@@ -72,6 +73,14 @@ struct reader {
 	bool fam_begun; /* the result names the family being read */
 	size_t last_bytes, last_cells; /* the previous row's result size */
 	sbx_buf row; /* the row being assembled */
+	/* A get that missed the row cache fills it (rowcache.h): each
+	 * family's cells are read whole into rb, inserted if the stripe's
+	 * seqlock is still fill_seq. */
+	bool point_get;
+	bool fill;
+	bool row_seen; /* next_row_key found the row */
+	uint64_t fill_seq, row_hash;
+	uint64_t cache_epoch; /* the table's, read before the lookups */
 };
 
 /* Bytewise order of two byte strings (a shorter prefix first). */
@@ -85,8 +94,12 @@ static inline int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_
 }
 
 /* Set a reader up for o's rows of t; a point get may use the row-prefix
- * bloom filters. REQUIRES: t->lock held for reading. */
+ * bloom filters, and its iterators are left to reader_iterators (a get
+ * the row cache answers needs none). REQUIRES: t->lock held for reading. */
 int reader_setup(reader **out, engine *e, table *t, const sbx_scan_opts *o,
 		 bool point_get);
+/* Create a point get's iterators (one consistent view). On error the
+ * reader is left for reader_close. */
+int reader_iterators(reader *r);
 
 #endif

@@ -751,6 +751,8 @@ int engine_regions(sbx_region_info **out, size_t *n, void *p, const char *name)
 		m->write_bytes = atomic_load(&r->write_bytes);
 		m->cells_written = atomic_load(&r->cells);
 		m->memstore_size = atomic_load(&r->unflushed);
+		m->row_cache_hits = atomic_load(&r->cache_hits);
+		m->row_cache_misses = atomic_load(&r->cache_misses);
 		m->store_file_size = region_size(e, t, r) - m->memstore_size;
 		if (!v[i].name || !v[i].start_key || !v[i].end_key)
 			rc = SBX_ENOMEM_SET();

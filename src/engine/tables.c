@@ -54,6 +54,11 @@ table *table_new(const char *ns, const char *q)
 	return t;
 }
 
+void table_cache_forget(table *t)
+{
+	atomic_fetch_add_explicit(&t->cache_epoch, 1, memory_order_seq_cst);
+}
+
 /* Regions are made by regions.c and freed here, with their table. */
 void region_free(region *r)
 {
@@ -237,6 +242,9 @@ int engine_with_table_admin(engine *e, const char *name, table_fn fn,
 	rc = t->dropped ? sbx_error_set(SBX_ENOTFOUND,
 					"table '%s' does not exist", name)
 			: fn(e, t, arg);
+	/* A schema change, truncate, flush or compaction: the row cache
+	 * forgets the table (no read runs under the write lock). */
+	table_cache_forget(t);
 	pthread_rwlock_unlock(&t->lock);
 	pthread_mutex_unlock(&e->admin_lock);
 	table_unref(t);

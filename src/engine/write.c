@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "engine/engine.h"
+#include "engine/rowcache.h"
 #include "model/backend.h"
 #include "model/mutation.h"
 #include "model/result.h"
@@ -30,7 +31,40 @@ static unsigned stripe_of(const uint8_t *row, size_t n)
 	return (unsigned)(XXH3_64bits(row, n) % ENGINE_ROW_STRIPES);
 }
 
-/* REQUIRES: stripe lock s held. */
+/* The row cache around a write (rowcache.h), REQUIRES: the stripes'
+ * locks held. Before the RocksDB write: the stripes' seqlocks go odd. */
+static void cache_write_begin(engine *e, const unsigned *stripes, size_t n)
+{
+	for (size_t i = 0; e->rowcache && i < n; i++)
+		rowcache_write_begin(e->rowcache, stripes[i]);
+}
+
+/* After it: the row's entries of every family of t are erased. */
+static void cache_forget_row(engine *e, table *t, const uint8_t *row,
+			     size_t len)
+{
+	if (!e->rowcache)
+		return;
+	rowcache_key k = {
+		.row_hash = rowcache_row_hash(row, len),
+		.epoch = atomic_load_explicit(&t->cache_epoch,
+					      memory_order_acquire),
+		.row = row,
+		.row_len = len};
+	for (size_t i = 0; i < t->nfams; i++) {
+		k.cf_name = t->fams[i]->cf_name;
+		k.cf_len = strlen(k.cf_name);
+		rowcache_erase(e->rowcache, &k);
+	}
+}
+
+/* Then the seqlocks go even again. */
+static void cache_write_end(engine *e, const unsigned *stripes, size_t n)
+{
+	for (size_t i = 0; e->rowcache && i < n; i++)
+		rowcache_write_end(e->rowcache, stripes[i]);
+}
+
 /* How far the persisted timestamp ceiling is raised past the timestamp
  * that needed it: one small WAL write per second of timestamps. */
 #define TS_CEILING_STEP_MS 1000
@@ -398,12 +432,27 @@ static int commit(engine *e, rocksdb_writebatch_t *wb, sbx_durability d)
 /* Batches larger than this are destroyed rather than kept for reuse. */
 #define SPARE_WB_MAX ((size_t)1 << 20)
 
-/* A write batch: the engine's spare (cleared, its buffer already grown),
+/* This thread's spare slot (engine.h spare_wb): threads take indexes in
+ * turn, so up to ENGINE_SPARE_WBS writers each keep their own. */
+static unsigned wb_slot(void)
+{
+	static _Atomic unsigned next;
+	static _Thread_local unsigned slot;
+	static _Thread_local bool has_slot;
+	if (!has_slot) {
+		slot = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed) %
+		       ENGINE_SPARE_WBS;
+		has_slot = true;
+	}
+	return slot;
+}
+
+/* A write batch: this thread's spare (cleared, its buffer already grown),
  * or a new one. */
 static rocksdb_writebatch_t *wb_take(engine *e)
 {
 	rocksdb_writebatch_t *wb = atomic_exchange_explicit(
-		&e->spare_wb, NULL, memory_order_acquire);
+		&e->spare_wb[wb_slot()], NULL, memory_order_acquire);
 	return wb ? wb : rocksdb_writebatch_create();
 }
 
@@ -417,7 +466,8 @@ static void wb_give(engine *e, rocksdb_writebatch_t *wb)
 		rocksdb_writebatch_clear(wb);
 		rocksdb_writebatch_t *none = NULL;
 		if (atomic_compare_exchange_strong_explicit(
-			    &e->spare_wb, &none, wb, memory_order_release,
+			    &e->spare_wb[wb_slot()], &none, wb,
+			    memory_order_release,
 			    memory_order_relaxed))
 			return;
 	}
@@ -444,8 +494,12 @@ static int apply_locked(engine *e, table *t, const sbx_mutation *m,
 		return rc;
 	rocksdb_writebatch_t *wb = wb_take(e);
 	rc = build_row_batch(e, t, m, next_ts(e, stripe), wb, res);
-	if (!rc)
+	if (!rc) {
+		cache_write_begin(e, &stripe, 1);
 		rc = commit(e, wb, m->durability);
+		cache_forget_row(e, t, mut_row(m), m->row_len);
+		cache_write_end(e, &stripe, 1);
+	}
 	wb_give(e, wb);
 	if (!rc && res)
 		rc = result_finish(res);
@@ -542,7 +596,16 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 		else
 			any = any || rocksdb_writebatch_count(wb) > (int)mark;
 	}
-	int crc = any ? commit(e, wb, dur) : SBX_OK;
+	int crc = SBX_OK;
+	if (any) {
+		cache_write_begin(e, locked, nlocked);
+		crc = commit(e, wb, dur);
+		for (size_t i = 0; i < n; i++)
+			if (!st[i] && !ms[i]->has_rmw)
+				cache_forget_row(e, h->t, mut_row(ms[i]),
+						 ms[i]->row_len);
+		cache_write_end(e, locked, nlocked);
+	}
 	wb_give(e, wb);
 	for (size_t i = nlocked; i-- > 0;)
 		pthread_mutex_unlock(&e->stripe_lock[locked[i]]);
@@ -757,8 +820,16 @@ int engine_check_and_mutate_rows(void *db, const sbx_backend_row_change *rows,
 			    durability_rank(dur))
 				dur = m->durability;
 		}
-		if (!rc && any)
+		if (!rc && any) {
+			cache_write_begin(e, stripes, ns);
 			rc = commit(e, wb, dur);
+			for (size_t i = 0; i < n; i++)
+				if (v[i].c->mutation)
+					cache_forget_row(e, v[i].h->t,
+							 v[i].c->row,
+							 v[i].c->row_len);
+			cache_write_end(e, stripes, ns);
+		}
 		wb_give(e, wb);
 	}
 	for (size_t i = ns; i-- > 0;)

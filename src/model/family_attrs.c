@@ -27,7 +27,7 @@ static const char *const keep_deleted_names[] = {"FALSE", "TRUE", "TTL",
 /* HBase has these per-family attributes; Saltbox does not model them
  * (SBX_EUNSUPPORTED, so callers can accept HBase scripts with a note). */
 static const char *const unmodelled[] = {
-	"BLOCKCACHE",	      "REPLICATION_SCOPE",     "CACHE_DATA_ON_WRITE",
+	"REPLICATION_SCOPE",     "CACHE_DATA_ON_WRITE",
 	"CACHE_INDEX_ON_WRITE", "CACHE_BLOOMS_ON_WRITE", "EVICT_BLOCKS_ON_CLOSE",
 	"PREFETCH_BLOCKS_ON_OPEN", "COMPRESSION_COMPACT", "CONFIGURATION",
 	"METADATA",	      "DFS_REPLICATION",       "STORAGE_POLICY",
@@ -43,6 +43,7 @@ typedef enum field {
 	F_COMPRESSION,
 	F_ENCODING,
 	F_KEEP_DELETED,
+	F_BLOCK_CACHE,
 } field;
 
 typedef struct attr_def {
@@ -71,6 +72,7 @@ static const attr_def attrs[] = {
 	 " seconds", NULL},
 	{"MIN_VERSIONS", SBX_ATTR_INTEGER, F_MIN_VERSIONS, 0, 0, INT32_MAX, "",
 	 NULL},
+	{"BLOCKCACHE", SBX_ATTR_BOOLEAN, F_BLOCK_CACHE, 1, 0, 1, NULL, NULL},
 	{"BLOCKSIZE", SBX_ATTR_INTEGER, F_BLOCKSIZE, 65536, 1024, 16 << 20, "",
 	 NULL},
 };
@@ -121,6 +123,7 @@ static int64_t get_field(const sbx_family_desc *f, field x)
 	case F_COMPRESSION: return f->compression;
 	case F_ENCODING: return f->data_block_encoding;
 	case F_KEEP_DELETED: return f->keep_deleted_cells;
+	case F_BLOCK_CACHE: return f->block_cache;
 	}
 	return 0;
 }
@@ -138,6 +141,7 @@ static void set_field(sbx_family_desc *f, field x, int64_t v)
 	case F_COMPRESSION: f->compression = (sbx_compression)v; break;
 	case F_ENCODING: f->data_block_encoding = (sbx_block_encoding)v; break;
 	case F_KEEP_DELETED: f->keep_deleted_cells = (sbx_keep_deleted)v; break;
+	case F_BLOCK_CACHE: f->block_cache = v != 0; break;
 	}
 }
 

@@ -16,6 +16,7 @@ void sbx_db_options_init(sbx_db_options *o)
 	o->create_if_missing = true;
 	o->max_cell_size = 10 * 1024 * 1024;
 	o->block_cache_bytes = 256u * 1024 * 1024;
+	o->row_cache_bytes = (size_t)64 << 20;
 	o->min_free_bytes = (uint64_t)256 << 20;
 	o->region_servers = 4;
 	o->metrics_bucket_ms = 1000;

@@ -1,0 +1,391 @@
+/*
+ * rowcache.c - the row cache (rowcache.h): a sharded hash table of
+ * entries, each one family's raw cells of one row, with an LRU list and a
+ * byte bound per shard, and the per-stripe seqlocks that keep it
+ * consistent with writes (the protocol is in rowcache.h).
+ */
+#include "engine/rowcache.h"
+
+#include "common/alloc.h"
+#include "common/error.h"
+#include "engine/reader.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#define RC_SHARDS 32
+
+typedef struct rc_entry {
+	struct rc_entry *hnext;       /* hash chain */
+	struct rc_entry *prev, *next; /* LRU: head most recent */
+	uint64_t hash;
+	uint64_t epoch;
+	size_t charge; /* bytes counted against the bound */
+	size_t cf_len, row_len;
+	size_t n, data_len; /* cells, bytes of the packed cells */
+	/* then: the cf name, the row, and the cells packed, each as
+	 * u16 key length less the row's prefix, u32 value length, that
+	 * part of the key, the value (the prefix, E(row), is stored once:
+	 * it is the row's) */
+} rc_entry;
+
+#define CELL_HDR 6
+
+typedef struct rc_shard {
+	pthread_mutex_t lock;
+	rc_entry **buckets;
+	size_t nbuckets; /* a power of two */
+	size_t count;
+	size_t bytes, capacity;
+	rc_entry *head, *tail;
+	uint64_t evictions, inserts;
+	char pad[64];
+} rc_shard;
+
+struct rowcache {
+	rc_shard shards[RC_SHARDS];
+	size_t max_entry;
+	_Atomic uint64_t seq[ENGINE_ROW_STRIPES];
+	_Atomic uint64_t hits, misses;
+};
+
+static const char *ent_cf(rc_entry *e)
+{
+	return (const char *)(e + 1);
+}
+
+static const uint8_t *ent_row(rc_entry *e)
+{
+	return (const uint8_t *)ent_cf(e) + e->cf_len;
+}
+
+static const uint8_t *ent_data(rc_entry *e)
+{
+	return ent_row(e) + e->row_len;
+}
+
+uint64_t rowcache_row_hash(const uint8_t *row, size_t len)
+{
+	return XXH3_64bits(row, len);
+}
+
+static uint64_t key_hash(const rowcache_key *k)
+{
+	uint64_t h = k->row_hash ^ XXH3_64bits_withSeed(k->cf_name, k->cf_len,
+							k->epoch);
+	return h * 0x9E3779B97F4A7C15ull;
+}
+
+rowcache *rowcache_new(size_t bytes)
+{
+	if (!bytes)
+		return NULL;
+	rowcache *c = sbx_calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	for (int i = 0; i < RC_SHARDS; i++) {
+		rc_shard *s = &c->shards[i];
+		pthread_mutex_init(&s->lock, NULL);
+		s->capacity = bytes / RC_SHARDS;
+		s->nbuckets = 64;
+		s->buckets = sbx_calloc(s->nbuckets, sizeof *s->buckets);
+		if (!s->buckets) {
+			rowcache_free(c);
+			return NULL;
+		}
+	}
+	/* an entry takes at most a quarter of its shard, and 1 MiB */
+	c->max_entry = bytes / RC_SHARDS / 4;
+	if (c->max_entry > ((size_t)1 << 20))
+		c->max_entry = (size_t)1 << 20;
+	return c;
+}
+
+void rowcache_free(rowcache *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < RC_SHARDS; i++) {
+		rc_shard *s = &c->shards[i];
+		for (rc_entry *e = s->head, *nx; e; e = nx) {
+			nx = e->next;
+			free(e);
+		}
+		free(s->buckets);
+		pthread_mutex_destroy(&s->lock);
+	}
+	free(c);
+}
+
+size_t rowcache_max_entry(const rowcache *c)
+{
+	return c->max_entry;
+}
+
+uint64_t rowcache_seq(const rowcache *c, unsigned stripe)
+{
+	return atomic_load_explicit(&c->seq[stripe], memory_order_acquire);
+}
+
+void rowcache_write_begin(rowcache *c, unsigned stripe)
+{
+	/* odd before the write: seq_cst orders it before the RocksDB write */
+	atomic_fetch_add_explicit(&c->seq[stripe], 1, memory_order_seq_cst);
+}
+
+void rowcache_write_end(rowcache *c, unsigned stripe)
+{
+	atomic_fetch_add_explicit(&c->seq[stripe], 1, memory_order_seq_cst);
+}
+
+static rc_shard *shard_of(rowcache *c, uint64_t h)
+{
+	return &c->shards[h >> 59]; /* 32 shards: the top 5 bits */
+}
+
+static bool ent_is(rc_entry *e, uint64_t h, const rowcache_key *k)
+{
+	return e->hash == h && e->epoch == k->epoch &&
+	       e->row_len == k->row_len && e->cf_len == k->cf_len &&
+	       !memcmp(ent_row(e), k->row, k->row_len) &&
+	       !memcmp(ent_cf(e), k->cf_name, k->cf_len);
+}
+
+/* The chain link pointing at k's entry (or at the chain's NULL end). */
+static rc_entry **find_slot(rc_shard *s, uint64_t h, const rowcache_key *k)
+{
+	rc_entry **p = &s->buckets[h & (s->nbuckets - 1)];
+	while (*p && !ent_is(*p, h, k))
+		p = &(*p)->hnext;
+	return p;
+}
+
+static void lru_unlink(rc_shard *s, rc_entry *e)
+{
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		s->head = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	else
+		s->tail = e->prev;
+	e->prev = e->next = NULL;
+}
+
+static void lru_push_front(rc_shard *s, rc_entry *e)
+{
+	e->prev = NULL;
+	e->next = s->head;
+	if (s->head)
+		s->head->prev = e;
+	s->head = e;
+	if (!s->tail)
+		s->tail = e;
+}
+
+/* Unlink e (found through slot p) and free it. */
+static void remove_at(rc_shard *s, rc_entry **p)
+{
+	rc_entry *e = *p;
+	*p = e->hnext;
+	lru_unlink(s, e);
+	s->count--;
+	s->bytes -= e->charge;
+	free(e);
+}
+
+int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
+		    size_t plen, rowbuf *dst, bool *hit)
+{
+	uint64_t h = key_hash(k);
+	rc_shard *s = shard_of(c, h);
+	*hit = false;
+	pthread_mutex_lock(&s->lock);
+	rc_entry *e = *find_slot(s, h, k);
+	int rc = SBX_OK;
+	if (e) {
+		if (dst->n + e->n > dst->cap) {
+			size_t cap = dst->cap ? dst->cap : 16;
+			while (cap < dst->n + e->n)
+				cap *= 2;
+			rowbuf_ent *ne = sbx_realloc(dst->ents, cap * sizeof *ne);
+			if (!ne)
+				rc = SBX_ENOMEM_SET();
+			else
+				dst->ents = ne, dst->cap = cap;
+		}
+		size_t need = e->data_len - e->n * CELL_HDR + e->n * plen;
+		if (!rc && sbx_buf_reserve_inline(&dst->arena, need))
+			rc = SBX_ENOMEM_SET();
+		if (!rc) {
+			const uint8_t *p = ent_data(e);
+			uint8_t *a = dst->arena.data;
+			size_t off = dst->arena.len;
+			rowbuf_ent *d = dst->ents + dst->n;
+			for (size_t i = 0; i < e->n; i++) {
+				uint16_t sl;
+				uint32_t vl;
+				memcpy(&sl, p, 2);
+				memcpy(&vl, p + 2, 4);
+				p += CELL_HDR;
+				d[i].koff = off;
+				d[i].klen = plen + sl;
+				memcpy(a + off, prefix, plen);
+				memcpy(a + off + plen, p, sl);
+				off += plen + sl;
+				p += sl;
+				d[i].voff = off;
+				d[i].vlen = vl;
+				memcpy(a + off, p, vl);
+				off += vl;
+				p += vl;
+			}
+			dst->arena.len = off;
+			dst->n += e->n;
+			*hit = true;
+			if (s->head != e) {
+				lru_unlink(s, e);
+				lru_push_front(s, e);
+			}
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+static void grow_buckets(rc_shard *s)
+{
+	size_t nb = s->nbuckets * 2;
+	rc_entry **b = sbx_calloc(nb, sizeof *b);
+	if (!b)
+		return; /* chains just get longer */
+	for (size_t i = 0; i < s->nbuckets; i++)
+		for (rc_entry *e = s->buckets[i], *nx; e; e = nx) {
+			nx = e->hnext;
+			rc_entry **p = &b[e->hash & (nb - 1)];
+			e->hnext = *p;
+			*p = e;
+		}
+	free(s->buckets);
+	s->buckets = b;
+	s->nbuckets = nb;
+}
+
+void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
+		     size_t plen, const rowbuf *src, size_t from, size_t to)
+{
+	if (seq & 1)
+		return;
+	size_t n = to - from, dlen = 0;
+	for (size_t i = from; i < to; i++) {
+		const rowbuf_ent *x = &src->ents[i];
+		if (x->klen < plen || x->klen - plen > UINT16_MAX ||
+		    x->vlen > UINT32_MAX)
+			return;
+		dlen += CELL_HDR + x->klen - plen + x->vlen;
+	}
+	if (dlen > c->max_entry)
+		return;
+	size_t size = sizeof(rc_entry) + k->cf_len + k->row_len + dlen;
+	rc_entry *e = sbx_malloc(size);
+	if (!e)
+		return;
+	memset(e, 0, sizeof *e);
+	e->epoch = k->epoch;
+	e->charge = size;
+	e->cf_len = k->cf_len;
+	e->row_len = k->row_len;
+	e->n = n;
+	e->data_len = dlen;
+	memcpy((char *)ent_cf(e), k->cf_name, k->cf_len);
+	memcpy((uint8_t *)ent_row(e), k->row, k->row_len);
+	uint8_t *w = (uint8_t *)ent_data(e);
+	for (size_t i = from; i < to; i++) {
+		const rowbuf_ent *x = &src->ents[i];
+		uint16_t sl = (uint16_t)(x->klen - plen);
+		uint32_t vl = (uint32_t)x->vlen;
+		memcpy(w, &sl, 2);
+		memcpy(w + 2, &vl, 4);
+		w += CELL_HDR;
+		memcpy(w, src->arena.data + x->koff + plen, sl);
+		w += sl;
+		if (vl)
+			memcpy(w, src->arena.data + x->voff, vl);
+		w += vl;
+	}
+	uint64_t h = e->hash = key_hash(k);
+	rc_shard *s = shard_of(c, h);
+	pthread_mutex_lock(&s->lock);
+	/* Under the shard lock: a writer that erases after this sees the
+	 * entry; one that began after our read moved the seqlock. */
+	if (atomic_load_explicit(&c->seq[k->row_hash % ENGINE_ROW_STRIPES],
+				 memory_order_seq_cst) != seq ||
+	    size > s->capacity) {
+		pthread_mutex_unlock(&s->lock);
+		free(e);
+		return;
+	}
+	rc_entry **p = find_slot(s, h, k);
+	if (*p)
+		remove_at(s, p);
+	while (s->tail && s->bytes + size > s->capacity) {
+		rc_entry *v = s->tail;
+		rc_entry **q = &s->buckets[v->hash & (s->nbuckets - 1)];
+		while (*q != v)
+			q = &(*q)->hnext;
+		remove_at(s, q);
+		s->evictions++;
+	}
+	if (s->count + 1 > s->nbuckets)
+		grow_buckets(s);
+	p = &s->buckets[h & (s->nbuckets - 1)];
+	e->hnext = *p;
+	*p = e;
+	lru_push_front(s, e);
+	s->count++;
+	s->bytes += size;
+	s->inserts++;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void rowcache_erase(rowcache *c, const rowcache_key *k)
+{
+	uint64_t h = key_hash(k);
+	rc_shard *s = shard_of(c, h);
+	pthread_mutex_lock(&s->lock);
+	rc_entry **p = find_slot(s, h, k);
+	if (*p)
+		remove_at(s, p);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void rowcache_count(rowcache *c, uint64_t hits, uint64_t misses)
+{
+	if (hits)
+		atomic_fetch_add_explicit(&c->hits, hits, memory_order_relaxed);
+	if (misses)
+		atomic_fetch_add_explicit(&c->misses, misses,
+					  memory_order_relaxed);
+}
+
+void rowcache_get_stats(const rowcache *c, rowcache_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!c)
+		return;
+	rowcache *m = (rowcache *)c;
+	out->hits = atomic_load(&m->hits);
+	out->misses = atomic_load(&m->misses);
+	for (int i = 0; i < RC_SHARDS; i++) {
+		rc_shard *s = &m->shards[i];
+		pthread_mutex_lock(&s->lock);
+		out->inserts += s->inserts;
+		out->evictions += s->evictions;
+		out->bytes += s->bytes;
+		out->capacity += s->capacity;
+		out->entries += s->count;
+		pthread_mutex_unlock(&s->lock);
+	}
+}

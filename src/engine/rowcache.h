@@ -1,0 +1,82 @@
+/*
+ * rowcache.h - the row cache (internal to the engine): each family's raw
+ * cells of a row, as a get read them (every version, delete marker and
+ * expired cell), kept in memory so the next get of that row reads them
+ * without RocksDB. The matcher still runs on them at read time, so
+ * versions, markers, TTL, time ranges and filters answer exactly as they
+ * do uncached. Bounded in bytes (sbx_db_options.row_cache_bytes), LRU in
+ * 32 shards.
+ *
+ * Consistency: a per-row-stripe sequence number (a seqlock, indexed as
+ * write.c's row-stripe locks). A writer, holding the stripe lock, makes it
+ * odd before its RocksDB write, erases the row's entries after it, and
+ * makes it even again. A get reads it before its lookups and after them
+ * and uses the cache only when it was even and unchanged; a get that read
+ * RocksDB inserts what it read only if the number is still the even one it
+ * read before creating its iterators. So no entry older than a write
+ * survives the write's return, and a get never mixes families from both
+ * sides of one write. Bulk loads and schema changes move the table's
+ * cache epoch (part of every key) instead.
+ */
+#ifndef SBX_ENGINE_ROWCACHE_H
+#define SBX_ENGINE_ROWCACHE_H
+
+#include "engine/engine.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Cells as read_family_row walks them (reader.h's rowbuf). */
+struct rowbuf;
+
+/* One entry's key: a family of a table (its column family's name, unique
+ * to that family's life), the table's cache epoch, and the row. */
+typedef struct rowcache_key {
+	uint64_t row_hash; /* XXH3 of the row: stripe = row_hash % stripes */
+	uint64_t epoch;
+	const char *cf_name;
+	size_t cf_len;
+	const uint8_t *row;
+	size_t row_len;
+} rowcache_key;
+
+/* A cache of `bytes` (NULL for 0, or on ENOMEM: no cache). */
+rowcache *rowcache_new(size_t bytes);
+void rowcache_free(rowcache *c);
+
+/* The row hash used by keys and stripes (write.c's stripe_of). */
+uint64_t rowcache_row_hash(const uint8_t *row, size_t len);
+
+/* The seqlock of a stripe: read it (odd: a write is in progress). */
+uint64_t rowcache_seq(const rowcache *c, unsigned stripe);
+/* A writer holding the stripe's lock: before its write / after it. */
+void rowcache_write_begin(rowcache *c, unsigned stripe);
+void rowcache_write_end(rowcache *c, unsigned stripe);
+
+/* Append the entry's cells to *dst, each key as `prefix` (plen bytes: the
+ * row's E(row), which the entry does not store) and the rest of the key;
+ * *hit false if there is none (dst unchanged). SBX_ENOMEM if dst cannot
+ * grow. */
+int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
+		    size_t plen, struct rowbuf *dst, bool *hit);
+/* Insert cells [from, to) of src as k's entry, less the first plen bytes
+ * of every key (the row's prefix), if the stripe's seqlock is still `seq`
+ * (even) and the entry fits; best effort (no error). */
+void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
+		     size_t plen, const struct rowbuf *src, size_t from,
+		     size_t to);
+/* Erase k's entry, if any. */
+void rowcache_erase(rowcache *c, const rowcache_key *k);
+/* The largest entry kept, in bytes of packed cells. */
+size_t rowcache_max_entry(const rowcache *c);
+
+/* Counters and size, for metrics. */
+typedef struct rowcache_stats {
+	uint64_t hits, misses, inserts, evictions;
+	uint64_t bytes, capacity, entries;
+} rowcache_stats;
+void rowcache_get_stats(const rowcache *c, rowcache_stats *out);
+void rowcache_count(rowcache *c, uint64_t hits, uint64_t misses);
+
+#endif

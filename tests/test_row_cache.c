@@ -1,0 +1,602 @@
+/*
+ * test_row_cache.c - the embedded engine's row cache (src/engine/rowcache.c,
+ * sbx_db_options.row_cache_bytes, the BLOCKCACHE family attribute): a get
+ * answered from the cache shows what an uncached get shows, and every way
+ * a row changes forgets it: put, delete, increment, append,
+ * check-and-mutate, batch, check-and-mutate across rows, bulk load,
+ * truncate. Versions, time ranges and filters give the same cells cached
+ * and uncached (a store with the cache off is the reference); TTL expiry
+ * is seen through the cache; writers and readers in threads never see a
+ * row older than a write that returned; the cache's byte bound holds.
+ * Hits and misses are read from the region metrics, so each test also
+ * shows the cache was used.
+ */
+#include "common/clock.h"
+#include "engine/reader.h"
+#include "engine/rowcache.h"
+#include "engine_util.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+static sbx_db *db;
+static sbx_table *t;
+
+static sbx_db *open_with_cache(const char *name, size_t bytes)
+{
+	sbx_db_options o;
+	sbx_db_options_init(&o);
+	o.row_cache_bytes = bytes;
+	sbx_db *d = NULL;
+	if (sbx_db_open(&d, test_dir(name), &o))
+		fprintf(stderr, "open: %s\n", sbx_errmsg());
+	return d;
+}
+
+static void setup(const char *name, int versions)
+{
+	db = open_with_cache(name, (size_t)1 << 20);
+	t = NULL;
+	if (!db)
+		return;
+	CHECK_INT(make_table(db, "t", "cf", versions), SBX_OK);
+	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+}
+
+static void teardown(void)
+{
+	sbx_table_close(t);
+	sbx_db_close(db);
+	t = NULL;
+	db = NULL;
+}
+
+/* The table's row cache hits and misses, summed over its regions. */
+static void counts(sbx_db *d, const char *table, uint64_t *hits,
+		   uint64_t *misses)
+{
+	sbx_region_info *r = NULL;
+	size_t n = 0;
+	*hits = *misses = 0;
+	CHECK_INT(sbx_table_regions(&r, &n, d, table), SBX_OK);
+	for (size_t i = 0; i < n; i++) {
+		*hits += r[i].metrics.row_cache_hits;
+		*misses += r[i].metrics.row_cache_misses;
+	}
+	sbx_region_infos_free(r, n);
+}
+
+/* "hits/misses" of table t since the last call. */
+static const char *delta(void)
+{
+	static uint64_t h0, m0;
+	static char buf[64];
+	uint64_t h, m;
+	counts(db, "t", &h, &m);
+	snprintf(buf, sizeof buf, "%llu/%llu", (unsigned long long)(h - h0),
+		 (unsigned long long)(m - m0));
+	h0 = h, m0 = m;
+	return buf;
+}
+
+static void reset_delta(void)
+{
+	(void)delta();
+}
+
+static const char *get1(const char *row)
+{
+	return get_str(t, row, NULL, false);
+}
+
+static void test_hit_after_miss_and_put_forgets(void)
+{
+	setup("put", 1);
+	REQUIRE(t);
+	reset_delta();
+	CHECK_INT(put1(t, "r", "cf", "q", SBX_LATEST_TIMESTAMP, "v1"), SBX_OK);
+	CHECK_STR(get1("r"), "r/cf:q=v1;");
+	CHECK_STR(delta(), "0/1");
+	CHECK_STR(get1("r"), "r/cf:q=v1;");
+	CHECK_STR(delta(), "1/0");
+	CHECK_INT(put1(t, "r", "cf", "q", SBX_LATEST_TIMESTAMP, "v2"), SBX_OK);
+	CHECK_STR(get1("r"), "r/cf:q=v2;");
+	CHECK_STR(delta(), "0/1");
+	CHECK_STR(get1("r"), "r/cf:q=v2;");
+	CHECK_STR(delta(), "1/0");
+	/* a missing row is cached as empty, and a put to it is seen */
+	CHECK_STR(get1("nobody"), "");
+	CHECK_STR(get1("nobody"), "");
+	CHECK_STR(delta(), "1/1");
+	CHECK_INT(put1(t, "nobody", "cf", "q", 5, "here"), SBX_OK);
+	CHECK_STR(get1("nobody"), "nobody/cf:q=here;");
+	teardown();
+}
+
+static void test_every_write_forgets(void)
+{
+	setup("writes", 3);
+	REQUIRE(t);
+	CHECK_INT(put1(t, "r", "cf", "q", 10, "a"), SBX_OK);
+	/* n is an 8-byte counter: written by hand (put1 takes strlen) */
+	sbx_mutation *m;
+	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_put(m, "cf", "n", 1, 10,
+				   "\0\0\0\0\0\0\0\x01", 8),
+		  SBX_OK);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
+	sbx_mutation_free(m);
+	CHECK_STR(get1("r"), "r/cf:n=\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x01;"
+			     "r/cf:q=a;");
+	reset_delta();
+	CHECK_STR(get1("r"), "r/cf:n=\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x01;"
+			     "r/cf:q=a;");
+	CHECK_STR(delta(), "1/0");
+
+	/* increment */
+	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_increment(m, "cf", "n", 1, 2), SBX_OK);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
+	sbx_mutation_free(m);
+	CHECK_STR(get1("r"), "r/cf:n=\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x03;"
+			     "r/cf:q=a;");
+	/* the increment read the counter from the cache (under the row's
+	 * lock), then the get missed: the write had forgotten the row */
+	CHECK_STR(delta(), "1/1");
+
+	/* append */
+	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_append(m, "cf", "q", 1, "b", 1), SBX_OK);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
+	sbx_mutation_free(m);
+	CHECK_STR(get1("r"), "r/cf:n=\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x03;"
+			     "r/cf:q=ab;");
+
+	/* delete of the column's versions */
+	CHECK_INT(del1(t, "r", SBX_CELL_DELETE_COLUMN, "cf", "n",
+		       SBX_LATEST_TIMESTAMP),
+		  SBX_OK);
+	CHECK_STR(get1("r"), "r/cf:q=ab;");
+
+	/* check-and-mutate: a failed check changes nothing, a passing one
+	 * is seen */
+	sbx_check ck = {.family = "cf", .qualifier = "q", .qualifier_len = 1,
+			.op = SBX_CMP_EQUAL, .value = "ab", .value_len = 2};
+	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_put(m, "cf", "q", 1, SBX_LATEST_TIMESTAMP, "c",
+				   1),
+		  SBX_OK);
+	bool ok = false;
+	CHECK_INT(sbx_table_check_and_mutate(&ok, NULL, t, "r", 1, &ck, m),
+		  SBX_OK);
+	CHECK(ok);
+	CHECK_STR(get1("r"), "r/cf:q=c;");
+	CHECK_INT(sbx_table_check_and_mutate(&ok, NULL, t, "r", 1, &ck, m),
+		  SBX_OK);
+	CHECK(!ok);
+	sbx_mutation_free(m);
+	CHECK_STR(get1("r"), "r/cf:q=c;");
+
+	/* batch */
+	sbx_mutation *ms[2];
+	CHECK_INT(sbx_mutation_new(&ms[0], "r", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_put(ms[0], "cf", "q", 1, SBX_LATEST_TIMESTAMP,
+				   "d", 1),
+		  SBX_OK);
+	CHECK_INT(sbx_mutation_new(&ms[1], "s", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_put(ms[1], "cf", "q", 1, SBX_LATEST_TIMESTAMP,
+				   "s1", 2),
+		  SBX_OK);
+	CHECK_STR(get1("s"), "");
+	CHECK_INT(sbx_table_batch(NULL, t, ms, 2), SBX_OK);
+	sbx_mutation_free(ms[0]);
+	sbx_mutation_free(ms[1]);
+	CHECK_STR(get1("r"), "r/cf:q=d;");
+	CHECK_STR(get1("s"), "s/cf:q=s1;");
+
+	/* check-and-mutate across rows */
+	CHECK_INT(sbx_mutation_new(&m, "s", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_put(m, "cf", "q", 1, SBX_LATEST_TIMESTAMP, "s2",
+				   2),
+		  SBX_OK);
+	sbx_check ck2 = {.family = "cf", .qualifier = "q", .qualifier_len = 1,
+			 .op = SBX_CMP_EQUAL, .value = "d", .value_len = 1};
+	sbx_row_change rows[2] = {
+		{.table = t, .row = "r", .row_len = 1, .check = &ck2},
+		{.table = t, .row = "s", .row_len = 1, .mutation = m}};
+	size_t failed = 0;
+	CHECK_INT(sbx_db_check_and_mutate_rows(&ok, &failed, db, rows, 2),
+		  SBX_OK);
+	CHECK(ok);
+	sbx_mutation_free(m);
+	CHECK_STR(get1("s"), "s/cf:q=s2;");
+
+	/* delete the whole row */
+	CHECK_INT(get1("r")[0] != 0, 1);
+	CHECK_INT(sbx_mutation_new(&m, "r", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_delete_row(m, SBX_LATEST_TIMESTAMP), SBX_OK);
+	CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
+	sbx_mutation_free(m);
+	CHECK_STR(get1("r"), "");
+
+	/* bulk load */
+	CHECK_STR(get1("s"), "s/cf:q=s2;");
+	CHECK_STR(get1("s"), "s/cf:q=s2;");
+	char dir[4200];
+	snprintf(dir, sizeof dir, "%s", test_dir("writes_bulk"));
+	sbx_bulk_writer *w;
+	CHECK_INT(sbx_bulk_writer_open(&w, db, "t", dir), SBX_OK);
+	CHECK_INT(sbx_bulk_writer_put(w, "s", 1, "cf", "z", 1, (int64_t)4000000000000,
+				      "bulk", 4),
+		  SBX_OK);
+	CHECK_INT(sbx_bulk_writer_finish(w), SBX_OK);
+	CHECK_INT(sbx_table_bulk_load(db, "t", dir), SBX_OK);
+	CHECK_STR(get1("s"), "s/cf:q=s2;s/cf:z=bulk;");
+
+	/* truncate */
+	CHECK_STR(get1("s"), "s/cf:q=s2;s/cf:z=bulk;");
+	CHECK_INT(sbx_table_truncate(db, "t"), SBX_OK);
+	CHECK_STR(get1("s"), "");
+	teardown();
+}
+
+/* The reads compared cached and uncached. */
+typedef struct read_case {
+	const char *what;
+	int max_versions;
+	int64_t min_ts, max_ts;
+	const char *filter; /* filter language, or NULL */
+	const char *column; /* a qualifier of cf, or NULL */
+	const char *expect;
+} read_case;
+
+static const read_case read_cases[] = {
+	{"latest", 1, 0, INT64_MAX, NULL, NULL,
+	 "r/cf:a@30=a30;r/cf:b@20=b20;r/cf:c@25=c25;"},
+	{"all versions", 0, 0, INT64_MAX, NULL, NULL,
+	 "r/cf:a@30=a30;r/cf:a@10=a10;r/cf:b@20=b20;r/cf:c@25=c25;"},
+	{"two versions", 2, 0, INT64_MAX, NULL, NULL,
+	 "r/cf:a@30=a30;r/cf:a@10=a10;r/cf:b@20=b20;r/cf:c@25=c25;"},
+	{"time range [10, 25)", 0, 10, 25, NULL, NULL,
+	 "r/cf:a@10=a10;r/cf:b@20=b20;"},
+	{"time range [25, 31)", 1, 25, 31, NULL, NULL,
+	 "r/cf:a@30=a30;r/cf:c@25=c25;"},
+	{"column b", 0, 0, INT64_MAX, NULL, "b", "r/cf:b@20=b20;"},
+	{"value filter", 0, 0, INT64_MAX, "ValueFilter(=, 'substring:10')",
+	 NULL, "r/cf:a@10=a10;"},
+	{"qualifier filter", 1, 0, INT64_MAX,
+	 "QualifierFilter(>=, 'binary:b')", NULL,
+	 "r/cf:b@20=b20;r/cf:c@25=c25;"},
+	{"row filter that rejects", 1, 0, INT64_MAX, "RowFilter(=, 'binary:x')",
+	 NULL, ""},
+	{"first key only", 1, 0, INT64_MAX, "FirstKeyOnlyFilter()", NULL,
+	 "r/cf:a@30=a30;"},
+};
+
+static const char *run_case(sbx_table *tab, const read_case *c)
+{
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	o.max_versions = c->max_versions;
+	o.min_ts = c->min_ts;
+	o.max_ts = c->max_ts;
+	sbx_filter *f = NULL;
+	if (c->filter && sbx_filter_parse(&f, c->filter, strlen(c->filter),
+					  NULL))
+		return "ERR filter";
+	o.filter = f;
+	sbx_column col = {.family = "cf", .qualifier = c->column,
+			  .qualifier_len = c->column ? strlen(c->column) : 0};
+	if (c->column) {
+		o.columns = &col;
+		o.ncolumns = 1;
+	}
+	static char buf[1024];
+	buf[0] = 0;
+	sbx_result *r = NULL;
+	int rc = sbx_table_get(&r, tab, "r", 1, &o);
+	if (rc)
+		snprintf(buf, sizeof buf, "ERR %s", sbx_strerror(rc));
+	else
+		render_result(buf, sizeof buf, r, true);
+	sbx_result_free(r);
+	sbx_filter_free(f);
+	return buf;
+}
+
+/* One row with versions, a delete of one version and a column delete
+ * marker, in a store with the cache and one without. */
+static void fill_versions(sbx_table *tab)
+{
+	CHECK_INT(put1(tab, "r", "cf", "a", 10, "a10"), SBX_OK);
+	CHECK_INT(put1(tab, "r", "cf", "a", 20, "a20"), SBX_OK);
+	CHECK_INT(put1(tab, "r", "cf", "a", 30, "a30"), SBX_OK);
+	CHECK_INT(del1(tab, "r", SBX_CELL_DELETE, "cf", "a", 20), SBX_OK);
+	CHECK_INT(put1(tab, "r", "cf", "b", 5, "b5"), SBX_OK);
+	CHECK_INT(put1(tab, "r", "cf", "b", 20, "b20"), SBX_OK);
+	CHECK_INT(del1(tab, "r", SBX_CELL_DELETE_COLUMN, "cf", "b", 5), SBX_OK);
+	CHECK_INT(put1(tab, "r", "cf", "c", 25, "c25"), SBX_OK);
+}
+
+static void test_versions_ranges_filters_match_uncached(void)
+{
+	setup("semantics", 5);
+	REQUIRE(t);
+	sbx_db *plain = open_with_cache("semantics_plain", 0);
+	REQUIRE(plain);
+	sbx_table *pt = NULL;
+	CHECK_INT(make_table(plain, "t", "cf", 5), SBX_OK);
+	CHECK_INT(sbx_table_open(&pt, plain, "t"), SBX_OK);
+	REQUIRE(pt);
+	fill_versions(t);
+	fill_versions(pt);
+	reset_delta();
+	size_t n = sizeof read_cases / sizeof read_cases[0];
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < n; i++) {
+			const read_case *c = &read_cases[i];
+			char uncached[1024];
+			snprintf(uncached, sizeof uncached, "%s", run_case(pt, c));
+			CHECK_STR(uncached, c->expect);
+			const char *cached = run_case(t, c);
+			if (strcmp(cached, c->expect))
+				fprintf(stderr, "case '%s', round %d\n",
+					c->what, round);
+			CHECK_STR(cached, c->expect);
+		}
+	/* the first read filled the cache; every other was a hit */
+	char expect[32];
+	snprintf(expect, sizeof expect, "%zu/1", 2 * n - 1);
+	CHECK_STR(delta(), expect);
+	uint64_t h, m;
+	counts(plain, "t", &h, &m);
+	CHECK_INT((long long)(h + m), 0);
+	sbx_table_close(pt);
+	sbx_db_close(plain);
+	teardown();
+}
+
+static _Atomic int64_t fake_now;
+static int64_t fake_clock(void)
+{
+	return atomic_load(&fake_now);
+}
+
+static void test_ttl_expiry_seen_through_cache(void)
+{
+	atomic_store(&fake_now, (int64_t)1700000000000);
+	sbx_clock_set(fake_clock);
+	db = open_with_cache("ttl", (size_t)1 << 20);
+	REQUIRE(db);
+	sbx_family_desc f;
+	sbx_family_desc_init(&f, "cf");
+	f.ttl_seconds = 10;
+	f.max_versions = 3;
+	CHECK_INT(sbx_table_create(db, "t", &f, 1), SBX_OK);
+	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	REQUIRE(t);
+	int64_t now = atomic_load(&fake_now);
+	CHECK_INT(put1(t, "r", "cf", "old", now - 5000, "o"), SBX_OK);
+	CHECK_INT(put1(t, "r", "cf", "new", now, "n"), SBX_OK);
+	reset_delta();
+	CHECK_STR(get1("r"), "r/cf:new=n;r/cf:old=o;");
+	CHECK_STR(get1("r"), "r/cf:new=n;r/cf:old=o;");
+	CHECK_STR(delta(), "1/1");
+	atomic_store(&fake_now, now + 6000); /* old is 11 s old */
+	CHECK_STR(get1("r"), "r/cf:new=n;");
+	atomic_store(&fake_now, now + 11000);
+	CHECK_STR(get1("r"), "");
+	CHECK_STR(delta(), "2/0"); /* both answered by the cache */
+	teardown();
+	sbx_clock_set(NULL);
+}
+
+static void test_blockcache_false_stays_out(void)
+{
+	db = open_with_cache("nocache", (size_t)1 << 20);
+	REQUIRE(db);
+	sbx_family_desc f;
+	sbx_family_desc_init(&f, "cf");
+	CHECK_INT(sbx_family_desc_set(&f, "BLOCKCACHE", "false"), SBX_OK);
+	CHECK_INT(sbx_table_create(db, "t", &f, 1), SBX_OK);
+	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	REQUIRE(t);
+	sbx_table_info *info = NULL;
+	CHECK_INT(sbx_table_describe(&info, db, "t"), SBX_OK);
+	REQUIRE(info);
+	sbx_family_attr a;
+	CHECK_INT(sbx_family_desc_get(&a, &info->families[0], "BLOCKCACHE"),
+		  SBX_OK);
+	CHECK_STR(a.value, "false");
+	sbx_table_info_free(info);
+	CHECK_INT(put1(t, "r", "cf", "q", 1, "v"), SBX_OK);
+	reset_delta();
+	CHECK_STR(get1("r"), "r/cf:q=v;");
+	CHECK_STR(get1("r"), "r/cf:q=v;");
+	CHECK_STR(delta(), "0/0");
+	teardown();
+}
+
+/* ---- writers and readers in threads ---- */
+
+enum { NROWS = 8, NWRITES = 400, NREADERS = 2 };
+
+/* published[i]: the last value whose write to row i has returned. */
+static _Atomic long published[NROWS];
+static _Atomic int writers_done;
+static _Atomic long stale_reads, reads_done;
+
+static void row_name(char out[16], int i)
+{
+	snprintf(out, 16, "row%d", i);
+}
+
+static void *write_loop(void *arg)
+{
+	int first = (int)(intptr_t)arg; /* rows first, first+2, ... */
+	for (long v = 1; v <= NWRITES; v++)
+		for (int i = first; i < NROWS; i += 2) {
+			char row[16], val[32];
+			row_name(row, i);
+			snprintf(val, sizeof val, "%ld", v);
+			if (put1(t, row, "cf", "q", SBX_LATEST_TIMESTAMP, val))
+				return NULL;
+			atomic_store(&published[i], v);
+		}
+	atomic_fetch_add(&writers_done, 1);
+	return NULL;
+}
+
+/* Invariant: a get that starts after the write of value p returned sees
+ * p or a later value, never an older one (cached or not). */
+static void *read_loop(void *arg)
+{
+	(void)arg;
+	unsigned seed = 7;
+	while (atomic_load(&writers_done) < 2) {
+		seed = seed * 1103515245u + 12345u;
+		int i = (int)((seed >> 8) % NROWS);
+		long p = atomic_load(&published[i]);
+		char row[16];
+		row_name(row, i);
+		sbx_result *r = NULL;
+		if (sbx_table_get(&r, t, row, strlen(row), NULL)) {
+			atomic_fetch_add(&stale_reads, 1);
+			continue;
+		}
+		long seen = 0;
+		if (sbx_result_size(r) == 1) {
+			const sbx_cell *c = sbx_result_cell(r, 0);
+			char v[32];
+			snprintf(v, sizeof v, "%.*s", (int)c->value_len,
+				 (const char *)c->value);
+			seen = atol(v);
+		}
+		sbx_result_free(r);
+		if (seen < p)
+			atomic_fetch_add(&stale_reads, 1);
+		atomic_fetch_add(&reads_done, 1);
+	}
+	return NULL;
+}
+
+static void test_threads_never_read_stale(void)
+{
+	setup("threads", 1);
+	REQUIRE(t);
+	reset_delta();
+	pthread_t w[2], rd[NREADERS];
+	for (int i = 0; i < NREADERS; i++)
+		pthread_create(&rd[i], NULL, read_loop, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&w[i], NULL, write_loop, (void *)(intptr_t)i);
+	for (int i = 0; i < 2; i++)
+		pthread_join(w[i], NULL);
+	for (int i = 0; i < NREADERS; i++)
+		pthread_join(rd[i], NULL);
+	CHECK_INT(atomic_load(&writers_done), 2);
+	CHECK_INT(atomic_load(&stale_reads), 0);
+	CHECK(atomic_load(&reads_done) > 0);
+	for (int i = 0; i < NROWS; i++) {
+		char row[16], expect[64];
+		row_name(row, i);
+		snprintf(expect, sizeof expect, "%s/cf:q=%d;", row, NWRITES);
+		CHECK_STR(get1(row), expect);
+		CHECK_STR(get1(row), expect);
+	}
+	uint64_t h, m;
+	counts(db, "t", &h, &m);
+	CHECK(h >= NROWS); /* at least the second reads above */
+	teardown();
+}
+
+/* ---- the byte bound ---- */
+
+static void test_byte_bound_holds(void)
+{
+	/* the cache itself: entries of ~1 KiB into 1 MiB */
+	rowcache *c = rowcache_new((size_t)1 << 20);
+	REQUIRE(c);
+	rowbuf b = {0};
+	char key[16], val[1000];
+	memset(val, 'v', sizeof val);
+	rowbuf_ent e = {.koff = 0, .klen = 8, .voff = 8, .vlen = sizeof val};
+	memcpy(key, "cellkey!", 8);
+	CHECK_INT(sbx_buf_append(&b.arena, key, 8), SBX_OK);
+	CHECK_INT(sbx_buf_append(&b.arena, val, sizeof val), SBX_OK);
+	b.ents = &e;
+	b.n = b.cap = 1;
+	rowcache_stats st;
+	for (int i = 0; i < 2000; i++) {
+		char row[16];
+		snprintf(row, sizeof row, "row%04d", i);
+		rowcache_key k = {.row_hash = rowcache_row_hash(
+					  (const uint8_t *)row, strlen(row)),
+				  .cf_name = "t1.f1", .cf_len = 5,
+				  .row = (const uint8_t *)row,
+				  .row_len = strlen(row)};
+		rowcache_insert(c, &k, rowcache_seq(c, (unsigned)(k.row_hash %
+							  ENGINE_ROW_STRIPES)),
+				4, &b, 0, 1);
+		rowcache_get_stats(c, &st);
+		if (st.bytes > ((size_t)1 << 20))
+			CHECK_INT((long long)st.bytes, (long long)(1 << 20));
+	}
+	rowcache_get_stats(c, &st);
+	CHECK_INT((long long)st.capacity, (long long)((size_t)1 << 20));
+	CHECK(st.entries > 16); /* the bound evicts, it does not stop */
+	CHECK(st.evictions > 0);
+	CHECK_INT((long long)(st.inserts - st.evictions), (long long)st.entries);
+	/* an insert while a write holds the stripe is refused */
+	rowcache_key k = {.row_hash = 42, .cf_name = "t1.f1", .cf_len = 5,
+			  .row = (const uint8_t *)"x", .row_len = 1};
+	uint64_t seq = rowcache_seq(c, 42);
+	rowcache_write_begin(c, 42);
+	rowcache_insert(c, &k, seq, 4, &b, 0, 1);
+	rowcache_insert(c, &k, rowcache_seq(c, 42), 4, &b, 0, 1);
+	rowcache_write_end(c, 42);
+	rowbuf out = {0};
+	bool hit = true;
+	const uint8_t *pre = (const uint8_t *)"CELL";
+	CHECK_INT(rowcache_lookup(c, &k, pre, 4, &out, &hit), SBX_OK);
+	CHECK(!hit);
+	rowcache_insert(c, &k, rowcache_seq(c, 42), 4, &b, 0, 1);
+	CHECK_INT(rowcache_lookup(c, &k, pre, 4, &out, &hit), SBX_OK);
+	CHECK(hit);
+	CHECK_INT((long long)out.n, 1);
+	/* the prefix comes from the caller, the rest from the entry */
+	CHECK_MEM(out.arena.data + out.ents[0].koff, 8, "CELLkey!");
+	CHECK_INT((long long)out.ents[0].vlen, (long long)sizeof val);
+	CHECK(out.arena.data[out.ents[0].voff] == 'v');
+	free(out.ents);
+	sbx_buf_free(&out.arena);
+	sbx_buf_free(&b.arena);
+	rowcache_free(c);
+
+	/* through the engine: 2000 rows of ~1 KiB with a 1 MiB cache, the
+	 * first rows read are gone, the last still there */
+	db = open_with_cache("bound", (size_t)1 << 20);
+	REQUIRE(db);
+	CHECK_INT(make_table(db, "t", "cf", 1), SBX_OK);
+	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	REQUIRE(t);
+	val[sizeof val - 1] = 0;
+	for (int i = 0; i < 2000; i++) {
+		char row[16];
+		snprintf(row, sizeof row, "row%04d", i);
+		CHECK_INT(put1(t, row, "cf", "q", 1, val), SBX_OK);
+		get1(row);
+	}
+	reset_delta();
+	get1("row1999");
+	CHECK_STR(delta(), "1/0");
+	get1("row0000");
+	CHECK_STR(delta(), "0/1");
+	teardown();
+}
+
+TEST_MAIN(T(test_hit_after_miss_and_put_forgets), T(test_every_write_forgets),
+	  T(test_versions_ranges_filters_match_uncached),
+	  T(test_ttl_expiry_seen_through_cache),
+	  T(test_blockcache_false_stays_out), T(test_threads_never_read_stale),
+	  T(test_byte_bound_holds))
