@@ -2,7 +2,8 @@
  * test_rest.c - the REST server's parsers (RowSpec paths, base64, CellSet
  * and scanner bodies) and its behaviour under load and shutdown: 64
  * connections mixing puts, gets and scanners for a few seconds, after which
- * every acknowledged write must be readable; and SIGTERM on a real
+ * every acknowledged write must be readable; the cache of open table
+ * handles across drop and recreate under load; and SIGTERM on a real
  * `saltbox serve` process while writes are in flight, after which every
  * acknowledged write must be in the store.
  */
@@ -539,6 +540,174 @@ static void test_load(void)
 	sbx_db_close(db);
 }
 
+/* ---- the server's cache of open table handles ------------------------------ */
+
+#define CACHE_CLIENTS 8
+
+typedef struct cache_client {
+	int port, id;
+	long ok, gone, odd; /* 200s; 404/503 while the table is away; others */
+	int first_odd;
+} cache_client;
+
+static atomic_bool cache_stop;
+
+/* Reads and writes on table "cache" while the main thread drops and
+ * recreates it: every answer is a success or "not there (now)". */
+static void *cache_run(void *arg)
+{
+	cache_client *cc = arg;
+	http_conn *c = malloc(sizeof *c);
+	http_reply r = {0};
+	if (!c || http_open(c, cc->port)) {
+		cc->odd++;
+		free(c);
+		return NULL;
+	}
+	char path[128];
+	for (long i = 0; !atomic_load(&cache_stop); i++) {
+		const char *fam = i % 2 ? "a" : "b";
+		int rc;
+		if (i % 3 == 0) {
+			snprintf(path, sizeof path, "/cache/c%d-%ld/%s:q", cc->id, i % 50, fam);
+			rc = http_do(c, "PUT", path, "application/octet-stream", "v", 1, &r);
+		} else if (i % 3 == 1) {
+			snprintf(path, sizeof path, "/cache/c%d-%ld", cc->id, i % 50);
+			rc = http_do(c, "GET", path, NULL, NULL, 0, &r);
+		} else {
+			snprintf(path, sizeof path, "/cache/c%d-*?limit=5", cc->id);
+			rc = http_do(c, "GET", path, NULL, NULL, 0, &r);
+		}
+		if (rc) {
+			/* A streamed scan whose table goes away mid-stream can
+			 * only cut the response (its status is sent); any other
+			 * request must get an answer. */
+			if (i % 3 == 2)
+				cc->gone++;
+			else if (!cc->odd++)
+				fprintf(stderr, "no answer to %s\n", path);
+			continue;
+		}
+		if (r.status == 200)
+			cc->ok++;
+		else if (r.status == 404 || r.status == 503)
+			cc->gone++;
+		else if (!cc->odd++)
+			cc->first_odd = r.status;
+	}
+	sbx_buf_free(&r.body);
+	http_close(c);
+	free(c);
+	return NULL;
+}
+
+static void test_table_cache(void)
+{
+	const char *dir = test_dir("rest_cache");
+	sbx_db *db;
+	REQUIRE(sbx_db_open(&db, dir, NULL) == SBX_OK);
+	sbx_server_opts o;
+	sbx_server_opts_init(&o);
+	o.port = 0;
+	o.threads = 4;
+	sbx_server *srv;
+	REQUIRE(sbx_server_start(&srv, db, &o) == SBX_OK);
+	http_conn *c = malloc(sizeof *c);
+	REQUIRE(c && http_open(c, sbx_server_port(srv)) == 0);
+	http_reply r = {0};
+	static const char schema_a[] = "{\"name\":\"cache\",\"ColumnSchema\":[{\"name\":\"a\"}]}";
+	static const char schema_b[] = "{\"name\":\"cache\",\"ColumnSchema\":[{\"name\":\"b\"}]}";
+	REQUIRE(http_do(c, "PUT", "/cache/schema", "application/json", schema_a,
+			strlen(schema_a), &r) == 0);
+	CHECK_INT(r.status, 201);
+	REQUIRE(http_do(c, "PUT", "/cache/r1/a:x", "application/octet-stream", "one", 3, &r) == 0);
+	CHECK_INT(r.status, 200);
+	for (int i = 0; i < 3; i++) { /* served from one cached handle */
+		REQUIRE(http_do(c, "GET", "/cache/r1", NULL, NULL, 0, &r) == 0);
+		CHECK_INT(r.status, 200);
+		CHECK(strstr((char *)r.body.data, "\"YTp4\"") != NULL); /* a:x */
+		CHECK(strstr((char *)r.body.data, "\"b25l\"") != NULL); /* one */
+	}
+	unsigned long long hits, misses;
+	rest_tables_stats(srv, &hits, &misses);
+	CHECK_INT((long long)misses, 1);
+	CHECK_INT((long long)hits, 3);
+
+	/* Drop and recreate it with the other family, again and again, under
+	 * concurrent requests (ASan: no handle is closed under a user). */
+	cache_client cc[CACHE_CLIENTS];
+	pthread_t th[CACHE_CLIENTS];
+	atomic_store(&cache_stop, false);
+	for (int i = 0; i < CACHE_CLIENTS; i++) {
+		memset(&cc[i], 0, sizeof cc[i]);
+		cc[i].id = i;
+		cc[i].port = sbx_server_port(srv);
+		pthread_create(&th[i], NULL, cache_run, &cc[i]);
+	}
+	for (int round = 0; round < 6; round++) {
+		struct timespec ts = {0, 50 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+		REQUIRE(http_do(c, "DELETE", "/cache/schema", NULL, NULL, 0, &r) == 0);
+		CHECK_INT(r.status, 200);
+		const char *sch = round % 2 ? schema_b : schema_a; /* b last */
+		REQUIRE(http_do(c, "PUT", "/cache/schema", "application/json", sch,
+				strlen(sch), &r) == 0);
+		CHECK_INT(r.status, 201);
+	}
+	struct timespec ts = {0, 100 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	atomic_store(&cache_stop, true);
+	long ok = 0, odd = 0;
+	for (int i = 0; i < CACHE_CLIENTS; i++) {
+		pthread_join(th[i], NULL);
+		ok += cc[i].ok;
+		odd += cc[i].odd;
+		if (cc[i].odd)
+			fprintf(stderr, "cache client %d: first odd status %d\n", i,
+				cc[i].first_odd);
+	}
+	CHECK_INT(odd, 0);
+	CHECK(ok > 0);
+
+	/* The last schema (family b, the table empty again) is what the next
+	 * requests see, not the first table's handle. */
+	REQUIRE(http_do(c, "GET", "/cache/r1", NULL, NULL, 0, &r) == 0);
+	CHECK_INT(r.status, 404);
+	REQUIRE(http_do(c, "PUT", "/cache/r1/a:x", "application/octet-stream", "one", 3, &r) == 0);
+	CHECK_INT(r.status, 404);
+	REQUIRE(http_do(c, "PUT", "/cache/r1/b:y", "application/octet-stream", "two", 3, &r) == 0);
+	CHECK_INT(r.status, 200);
+	REQUIRE(http_do(c, "GET", "/cache/r1", NULL, NULL, 0, &r) == 0);
+	CHECK_INT(r.status, 200);
+	CHECK(strstr((char *)r.body.data, "\"Yjp5\"") != NULL); /* b:y */
+	CHECK(strstr((char *)r.body.data, "\"dHdv\"") != NULL); /* two */
+	CHECK(strstr((char *)r.body.data, "\"YTp4\"") == NULL);
+	REQUIRE(http_do(c, "GET", "/cache/schema", NULL, NULL, 0, &r) == 0);
+	CHECK_INT(r.status, 200);
+	CHECK(strstr((char *)r.body.data, "\"name\":\"b\"") != NULL);
+	CHECK(strstr((char *)r.body.data, "\"name\":\"a\"") == NULL);
+
+	/* A stateful scanner keeps its handle across a drop: its pages report
+	 * the table gone, nothing is freed under it. */
+	static const char spec[] = "{\"batch\":5}";
+	REQUIRE(http_do(c, "PUT", "/cache/scanner", "application/json", spec,
+			strlen(spec), &r) == 0);
+	CHECK_INT(r.status, 201);
+	char loc[256];
+	snprintf(loc, sizeof loc, "%s", strstr(r.location, "/cache/scanner/"));
+	REQUIRE(http_do(c, "DELETE", "/cache/schema", NULL, NULL, 0, &r) == 0);
+	CHECK_INT(r.status, 200);
+	REQUIRE(http_do(c, "GET", loc, NULL, NULL, 0, &r) == 0);
+	CHECK_INT(r.status, 410); /* HBase's answer for a scanner gone */
+	REQUIRE(http_do(c, "GET", "/cache/r1", NULL, NULL, 0, &r) == 0);
+	CHECK_INT(r.status, 404);
+	sbx_buf_free(&r.body);
+	http_close(c);
+	free(c);
+	sbx_server_stop(srv, 5000);
+	sbx_db_close(db);
+}
+
 /* ---- SIGTERM while writes are in flight ------------------------------------ */
 
 #define TERM_CLIENTS 16
@@ -632,4 +801,5 @@ static void test_sigterm(void)
 }
 
 TEST_MAIN(T(test_route_parse), T(test_base64), T(test_cellset_codecs),
-	  T(test_scanner_spec), T(test_load), T(test_sigterm))
+	  T(test_scanner_spec), T(test_load), T(test_table_cache),
+	  T(test_sigterm))

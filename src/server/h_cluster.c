@@ -468,6 +468,7 @@ void h_namespace(rest_request *rq, rest_response *rs)
 	}
 	case METHOD_DELETE:
 		rc = sbx_namespace_drop(db, ns);
+		rest_tables_invalidate(rq->srv);
 		if (rc == SBX_ENOTFOUND)
 			return rest_error(rs, 404, "namespace '%s' not found", ns);
 		if (rc == SBX_ENOTEMPTY || rc == SBX_EINVAL)

@@ -110,7 +110,7 @@ static void row_get_range(rest_request *rq, rest_response *rs, sbx_table **t,
 		sbx_scanner_close(s);
 		return read_error(rs, rc);
 	}
-	rest_stream_scan(rs, fmt, false, *t, s, NULL, first);
+	rest_stream_scan(rq->srv, rs, fmt, false, *t, s, NULL, first);
 	*t = NULL; /* owned by the stream now */
 }
 
@@ -589,8 +589,7 @@ void h_row(rest_request *rq, rest_response *rs)
 		row_delete(rq, rs, t);
 	else
 		row_get(rq, rs, &t);
-	if (t)
-		sbx_table_close(t);
+	rest_table_release(rq->srv, t, rs->sbx_status == SBX_ENOTFOUND);
 }
 
 /* ---- multiget ------------------------------------------------------------------ */
@@ -650,5 +649,5 @@ void h_multiget(rest_request *rq, rest_response *rs)
 			rest_error(rs, 404, "No rows found.");
 	}
 	rest_cellset_writer_free(&w);
-	sbx_table_close(t);
+	rest_table_release(rq->srv, t, rs->sbx_status == SBX_ENOTFOUND);
 }

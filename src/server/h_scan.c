@@ -24,6 +24,7 @@
 #define STREAM_ROWS_PER_CHUNK 64
 
 typedef struct scan_stream {
+	rest_server *srv; /* t is borrowed from its handle cache */
 	sbx_table *t;
 	sbx_scanner *s;
 	sbx_filter *f;
@@ -79,23 +80,24 @@ static void scan_stream_free(void *state)
 	sbx_result_free(st->pending);
 	sbx_scanner_close(st->s);
 	sbx_filter_free(st->f);
-	sbx_table_close(st->t);
+	rest_table_release(st->srv, st->t, false);
 	rest_cellset_writer_free(&st->w);
 	free(st);
 }
 
-void rest_stream_scan(rest_response *rs, rest_fmt fmt, bool pb_frames,
-		      sbx_table *t, sbx_scanner *s, sbx_filter *f,
-		      sbx_result *first)
+void rest_stream_scan(rest_server *srv, rest_response *rs, rest_fmt fmt,
+		      bool pb_frames, sbx_table *t, sbx_scanner *s,
+		      sbx_filter *f, sbx_result *first)
 {
 	scan_stream *st = sbx_calloc(1, sizeof *st);
 	if (!st) {
 		sbx_result_free(first);
 		sbx_scanner_close(s);
 		sbx_filter_free(f);
-		sbx_table_close(t);
+		rest_table_release(srv, t, false);
 		return rest_error(rs, 503, "out of memory");
 	}
+	st->srv = srv;
 	st->t = t;
 	st->s = s;
 	st->f = f;
@@ -258,13 +260,12 @@ void h_scan(rest_request *rq, rest_response *rs)
 		rest_sbx_error(rs, rc);
 		goto out;
 	}
-	rest_stream_scan(rs, fmt, true, t, s, filter, NULL);
+	rest_stream_scan(rq->srv, rs, fmt, true, t, s, filter, NULL);
 	t = NULL;
 	filter = NULL;
 out:
 	free(succ);
-	if (t)
-		sbx_table_close(t);
+	rest_table_release(rq->srv, t, rs->sbx_status == SBX_ENOTFOUND);
 	sbx_filter_free(filter);
 	for (size_t i = 0; i < ncols; i++)
 		rest_column_free(&cols[i]);
@@ -276,6 +277,7 @@ out:
 
 typedef struct scanner_entry {
 	char id[48];           /* 128 random bits in hex: unguessable */
+	rest_server *srv;      /* t is borrowed from its handle cache */
 	char client[64];       /* the address that opened it */
 	bool authed;           /* opened with the token: only it pages it */
 	sbx_table *t;
@@ -314,7 +316,7 @@ static void entry_free(scanner_entry *e)
 	sbx_scanner_close(e->s);
 	sbx_filter_free(e->f);
 	if (e->t)
-		sbx_table_close(e->t);
+		rest_table_release(e->srv, e->t, false);
 	pthread_mutex_destroy(&e->lock);
 	free(e);
 }
@@ -425,7 +427,8 @@ static int open_scanner(scanner_entry *e, rest_request *rq, rest_response *rs,
 		rest_error(rs, 400, "bad filter: %s", sbx_errmsg());
 		return SBX_EPARSE;
 	}
-	int rc = sbx_table_open(&e->t, rq->srv->db, rq->route.table);
+	e->srv = rq->srv;
+	int rc = rest_table_acquire(&e->t, rq->srv, rq->route.table);
 	if (rc) {
 		/* As HBase 2.x: created now, 404 on the first GET. */
 		e->t = NULL;

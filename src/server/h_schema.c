@@ -220,6 +220,7 @@ static void schema_put_post(rest_request *rq, rest_response *rs)
 	if (rc == SBX_OK && !exists) {
 		rc = sbx_table_create(rq->srv->db, rq->route.table, descs,
 				      s.nfamilies);
+		rest_tables_invalidate(rq->srv);
 		if (rc == SBX_EEXISTS)
 			rest_empty(rs, 304); /* lost a create race, as HBase */
 		else if (rc)
@@ -230,7 +231,9 @@ static void schema_put_post(rest_request *rq, rest_response *rs)
 		}
 	} else if (rc == SBX_OK) {
 		bool replace = rq->method == METHOD_PUT;
-		if (schema_update(rq, rs, &s, descs, replace) == SBX_OK) {
+		int urc = schema_update(rq, rs, &s, descs, replace);
+		rest_tables_invalidate(rq->srv); /* even a partial change */
+		if (urc == SBX_OK) {
 			rest_empty(rs, replace ? 201 : 200);
 			if (replace)
 				rest_location(rq, rs, rq->path);
@@ -252,6 +255,7 @@ static void schema_delete(rest_request *rq, rest_response *rs)
 	if (rc && rc != SBX_EDISABLED && rc != SBX_EUNSUPPORTED)
 		return rest_sbx_error(rs, rc);
 	rc = sbx_table_drop(db, t);
+	rest_tables_invalidate(rq->srv);
 	if (rc == SBX_ENOTFOUND)
 		return rest_error(rs, 404, "table '%s' not found", t);
 	if (rc)

@@ -1,6 +1,6 @@
 /*
  * h_util.c - helpers every endpoint family shares: opening the table of
- * the route with HBase's 404, method checks, body format checks, and the
+ * the route (from the server's handle cache) with HBase's 404, method checks, body format checks, and the
  * region map.
  */
 #include "server/handlers.h"
@@ -13,7 +13,7 @@
 
 int rest_open_table(sbx_table **out, rest_request *rq, rest_response *rs)
 {
-	int rc = sbx_table_open(out, rq->srv->db, rq->route.table);
+	int rc = rest_table_acquire(out, rq->srv, rq->route.table);
 	if (rc == SBX_ENOTFOUND || rc == SBX_EINVAL)
 		rest_error(rs, 404, "table '%s' not found", rq->route.table);
 	else if (rc)

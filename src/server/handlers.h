@@ -43,12 +43,13 @@ void rest_node_name(char *out, size_t cap, int server);
 
 /*
  * Stream the rows of an open scanner as a CellSet (the response takes
- * over t, s, f and first, which may be NULL). pb_frames: HBase's stateless
- * protobuf framing (2-byte length + CellSet per row).
+ * over t, s, f and first, which may be NULL; t is released to srv's handle
+ * cache, rest_table_release). pb_frames: HBase's stateless protobuf framing
+ * (2-byte length + CellSet per row).
  */
-void rest_stream_scan(rest_response *rs, rest_fmt fmt, bool pb_frames,
-		      sbx_table *t, sbx_scanner *s, sbx_filter *f,
-		      sbx_result *first);
+void rest_stream_scan(rest_server *srv, rest_response *rs, rest_fmt fmt,
+		      bool pb_frames, sbx_table *t, sbx_scanner *s,
+		      sbx_filter *f, sbx_result *first);
 
 /* The Location of a new resource: http://<Host header or bind>/<path>. */
 void rest_location(rest_request *rq, rest_response *rs, const char *path);

@@ -464,6 +464,8 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 		srv->opts = *o;
 	srv->start_ms = rest_now_ms();
 	int rc = rest_scanners_new(&srv->scanners);
+	if (!rc && (rc = rest_tables_new(&srv->tables)))
+		rest_scanners_free(srv->scanners);
 	if (rc) {
 		free(srv);
 		return rc;
@@ -486,6 +488,7 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 		flags |= MHD_USE_IPv6;
 	} else {
 		rest_scanners_free(srv->scanners);
+		rest_tables_free(srv->tables);
 		free(srv);
 		return sbx_error_set(SBX_EINVAL, "bad bind address '%s'", bind);
 	}
@@ -493,6 +496,7 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 	rc = listen_on(&fd, (struct sockaddr *)&ss, sslen, bind, srv->opts.port);
 	if (rc) {
 		rest_scanners_free(srv->scanners);
+		rest_tables_free(srv->tables);
 		free(srv);
 		return rc;
 	}
@@ -518,6 +522,7 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 		rc = sbx_error_set(SBX_EIO, "cannot start the HTTP server on "
 				   "%s port %d", bind, srv->opts.port);
 		rest_scanners_free(srv->scanners);
+		rest_tables_free(srv->tables);
 		free(srv);
 		return rc;
 	}
@@ -555,6 +560,7 @@ void sbx_server_stop(sbx_server *s, int64_t drain_ms)
 		nanosleep(&ts, NULL);
 	}
 	MHD_stop_daemon(s->daemon);
-	rest_scanners_free(s->scanners);
+	rest_scanners_free(s->scanners); /* gives back their table handles */
+	rest_tables_free(s->tables);
 	free(s);
 }

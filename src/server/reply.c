@@ -313,6 +313,7 @@ void rest_sbx_error(rest_response *rs, int rc)
 		status = 503;
 	}
 	rest_error(rs, status, "%s", sbx_errmsg());
+	rs->sbx_status = rc;
 	/* HBase's statuses are coarse (404 = no table or no family); Saltbox
 	 * clients read the exact code from here. */
 	rest_set_header(rs, "X-Saltbox-Status", sbx_strerror(rc));

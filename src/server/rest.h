@@ -228,6 +228,7 @@ typedef struct rest_response {
 	char *header_values[REST_MAX_HEADERS];
 	size_t nheaders;
 	bool no_cache;            /* Cache-Control: no-cache */
+	int sbx_status;           /* the code rest_sbx_error reported, or 0 */
 } rest_response;
 
 /* A request header's value (the first of its name), or NULL. */
@@ -286,6 +287,8 @@ struct rest_server {
 	char host_port[128];     /* for Location headers and cluster status */
 	int64_t start_ms;
 	struct rest_scanners *scanners;
+	struct rest_tables *tables; /* open table handles (tables.c); NULL:
+				     * every request opens its own */
 	void *daemon;            /* struct MHD_Daemon */
 	_Atomic long in_flight;  /* requests being handled */
 	_Atomic bool stopping;   /* sbx_server_stop began: refuse new requests */
@@ -293,6 +296,27 @@ struct rest_server {
 				       * flight (opts.max_inflight_body_bytes) */
 	_Atomic long long requests;
 };
+
+/* ---- open table handles (tables.c) ---------------------------------------- */
+
+struct rest_tables;
+int rest_tables_new(struct rest_tables **out);
+/* REQUIRES: no handle is still acquired (the server has stopped). */
+void rest_tables_free(struct rest_tables *c);
+/* Borrow the handle of table `name` (opened on first use, then shared by
+ * every worker). Errors: those of sbx_table_open; *out is NULL. Give it
+ * back with rest_table_release, once. */
+int rest_table_acquire(sbx_table **out, rest_server *srv, const char *name);
+/* Give back a handle from rest_table_acquire (NULL ignored). gone: a call
+ * on it found the table dropped (SBX_ENOTFOUND): the cached handle is
+ * retired so the next request opens the table again. */
+void rest_table_release(rest_server *srv, sbx_table *t, bool gone);
+/* Retire every cached handle: a table was created or dropped or its schema
+ * changed. Handles in use stay valid until released. */
+void rest_tables_invalidate(rest_server *srv);
+/* Lookups served from the cache and those that opened a handle. */
+void rest_tables_stats(rest_server *srv, unsigned long long *hits,
+		       unsigned long long *misses);
 
 /* ---- handlers (h_*.c): each fills rs from rq ----------------------------- */
 
@@ -318,7 +342,9 @@ void h_scanner_id(rest_request *rq, rest_response *rs);
 int rest_scanners_new(struct rest_scanners **out);
 void rest_scanners_free(struct rest_scanners *s);
 
-/* Shared helpers (h_util.c). */
+/* Shared helpers (h_util.c). The route's table from the handle cache
+ * (404 / error reply in rs on failure); give it back with
+ * rest_table_release. */
 int rest_open_table(sbx_table **out, rest_request *rq, rest_response *rs);
 /* Fill read options' columns from rest columns; cols is caller storage. */
 void rest_columns_to_sbx(sbx_column *cols, const rest_column *in, size_t n);
