@@ -12,6 +12,7 @@
 #define SALTBOX_HOTSPOT_H
 
 #include "saltbox/common.h"
+#include "saltbox/db.h"
 #include "saltbox/regions.h"
 #include "saltbox/rowkey.h"
 
@@ -68,8 +69,7 @@ SBX_API void sbx_hotspot_classify(sbx_hotspot *h);
 
 /*
  * The verdict in words, appended to out, e.g. "hot: server 1 served 100%
- * of the load (hotspot score 4.00 of 4; 1 = even, 4 = one server does
- * everything)". `server_prefix` names servers ("server " if NULL).
+ * of the load; hotspot score 4.00 of 4 (1 = even, hot from 2.00)". `server_prefix` names servers ("server " if NULL).
  * Errors: SBX_ENOMEM (out unchanged).
  */
 SBX_API int sbx_hotspot_text(sbx_buf *out, const sbx_hotspot *h,
@@ -159,6 +159,27 @@ SBX_API int sbx_keysampler_heat(sbx_keyheat **out, sbx_keysampler *s,
 /* NULL is ignored. Cannot fail. */
 SBX_API void sbx_keyheat_free(sbx_keyheat *h);
 
+/*
+ * Sample the row keys of every table of db from now on, whatever the
+ * backend: each get, each row a scanner returns, each write that
+ * succeeded (bytes: the mutation's or the result's), into one sampler per
+ * table with options o (NULL: defaults), created on the table's first
+ * open; at most 64 tables are sampled, so memory stays under 64 x
+ * sbx_keysampler_bound(o). Call it while no other thread uses db, before
+ * opening the tables to sample. Errors: SBX_EINVAL (options out of range,
+ * as sbx_keysampler_new; sampling already on), SBX_ENOMEM.
+ */
+SBX_API int sbx_db_keysample(sbx_db *db, const sbx_keysampler_opts *o);
+
+/*
+ * The heatmap by key of `table` over the last `columns` columns up to now
+ * (sbx_keysampler_heat). Thread-safe. *out is the caller's. Errors:
+ * SBX_EINVAL (sampling off, columns or rows out of range), SBX_ENOTFOUND
+ * (the table is not sampled: the 64-table cap), SBX_ENOMEM; *out NULL.
+ */
+SBX_API int sbx_table_keyheat(sbx_keyheat **out, sbx_db *db,
+			      const char *table, size_t columns, size_t rows);
+
 /* ---------------------------------------------------------------------
  * The heatmap renderer (offline keyviz and live /ui).
  * ------------------------------------------------------------------- */
@@ -181,6 +202,7 @@ typedef struct sbx_heatgrid {
 	int servers;
 	const char *server_unit;  /* the strip's unit, e.g. "requests" */
 	const sbx_hotspot *verdict; /* may be NULL */
+	const char *server_prefix;  /* "server " when NULL; "server-" live */
 } sbx_heatgrid;
 
 /*

@@ -77,16 +77,14 @@ int sbx_hotspot_text(sbx_buf *out, const sbx_hotspot *h,
 		rc = sbx_buf_printf(out, "even: one server, nothing to spread "
 					 "the load over");
 	else {
-		rc = sbx_buf_printf(
-		    out,
-		    "%s: %s%d served %.0f%% of the load; the busiest server "
-		    "took %.0f%% of each interval's (hotspot score %.2f of "
-		    "%d: 1 = even, %d = one server does everything; hot from "
-		    "%.2f)",
-		    h->word, p, h->busiest_server,
-		    100 * h->busiest_server_share, 100 * h->busiest_share,
-		    h->score, h->servers, h->servers,
-		    sbx_hotspot_hot_score(h->servers));
+		rc = sbx_buf_printf(out,
+				    "%s: %s%d served %.0f%% of the load; "
+				    "hotspot score %.2f of %d (1 = even, hot "
+				    "from %.2f)",
+				    h->word, p, h->busiest_server,
+				    100 * h->busiest_server_share, h->score,
+				    h->servers,
+				    sbx_hotspot_hot_score(h->servers));
 	}
 	if (rc)
 		out->len = mark;

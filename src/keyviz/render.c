@@ -154,7 +154,7 @@ int sbx_heatgrid_svg(sbx_buf *b, const sbx_heatgrid *g, const char *id)
 					      g->verdict->word, LEFT,
 					      g->verdict->color);
 		sbx_buf t = {0};
-		rc = rc ? rc : sbx_hotspot_text(&t, g->verdict, NULL);
+		rc = rc ? rc : sbx_hotspot_text(&t, g->verdict, g->server_prefix);
 		rc = rc ? rc : sbx_buf_push(&t, 0);
 		rc = rc ? rc : esc(b, (const char *)t.data);
 		sbx_buf_free(&t);
@@ -316,9 +316,11 @@ int sbx_heatgrid_svg(sbx_buf *b, const sbx_heatgrid *g, const char *id)
 		for (int s = 0; s < S && !rc; s++) {
 			rc = sbx_buf_printf(b, "<text x=\"%d\" y=\"%.1f\" "
 					       "text-anchor=\"end\" "
-					       "font-size=\"9\">server "
-					       "%d</text>\n",
-					    LEFT - 5, strip_y + s * sh + 9, s);
+					       "font-size=\"9\">%s%d</text>\n",
+					    LEFT - 5, strip_y + s * sh + 9,
+					    g->server_prefix ? g->server_prefix
+							     : "server ",
+					    s);
 			for (int t = 0; t < T && !rc; t++) {
 				char c[8];
 				uint64_t v = g->server_load[(size_t)t * S + s];
