@@ -310,7 +310,11 @@ async function refresh() {
   $('table-name').textContent = state.table;
   document.body.setAttribute('data-table', state.table);
   renderBanner(h);
-  await renderKeyHeat();
+  try {
+    await renderKeyHeat();
+  } catch (e) { /* the rest of the page still refreshes */
+    $('keyheat').textContent = 'heatmap by key unavailable: ' + e.message;
+  }
   renderHeatmap(h);
   renderServers(h);
   renderRegions(r, h);
