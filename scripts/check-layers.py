@@ -23,7 +23,8 @@ LAYERS = {
     'wire': ['common', 'model'],
     'remote': ['common', 'filter', 'model', 'wire'],
     'bigtable': ['common', 'filter', 'model'],
-    'table': ['common', 'model', 'engine', 'remote', 'bigtable'],
+    # table feeds keyviz's key samplers (issue 17: the live heatmap by key)
+    'table': ['common', 'model', 'keyviz', 'engine', 'remote', 'bigtable'],
     'salted': ['common', 'rowkey', 'model', 'table'],
     'txn': ['common', 'model', 'table'],
     'datastore': ['common', 'rowkey', 'model', 'table', 'txn'],

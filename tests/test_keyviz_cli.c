@@ -45,6 +45,9 @@ static void test_simulate_and_compare(void)
 	CHECK_OUT("  hotspot  score 4.00 (busiest server's load / mean, per "
 		  "interval; 1 = even, 4 = one server)\n");
 	CHECK_OUT("busiest server's share 100.0% (even: 25.0%)");
+	/* issue 17: the one verdict, as /ui and `regions stats` say it */
+	CHECK_OUT("  verdict  hot: server 0 served 100% of the load; hotspot "
+		  "score 4.00 of 4 (1 = even, hot from 2.00)\n");
 	snprintf(args, sizeof args,
 		 "keyviz compare -w '%s' -f '%s' --presplit salt --html "
 		 "'%s/c.html' --svg-dir '%s/svg'",
@@ -61,7 +64,7 @@ static void test_simulate_and_compare(void)
 		 w, d, dir, dir);
 	CHECK_INT(run(args), 0);
 	CHECK_OUT("design               key bytes   score  busiest  regions  "
-		  "splits  req/scan\n");
+		  "splits  req/scan  verdict\n");
 	CHECK_OUT("seq                        8.0    4.00   100.0%");
 	CHECK_OUT("salted                     9.0");
 	snprintf(args, sizeof args, "keyviz render '%s/s.json'", dir);

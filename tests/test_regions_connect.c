@@ -111,7 +111,10 @@ static void test_live_metrics(void)
 		  "1            1            1   14.3%\n"
 		  "2            1            4   57.1%\n"
 		  "3            0            0    0.0%\n"
-		  "busiest server's share: 57.1% (even: 25.0%)\n");
+		  "busiest server's share: 57.1% (even: 25.0%)\n"
+		  /* issue 17: the one verdict, computed as /ui and keyviz */
+		  "verdict: hot: server 2 served 57% of the load; hotspot "
+		  "score 2.29 of 4 (1 = even, hot from 2.00)\n");
 	CHECK_OUT("''                        0          0          2 ");
 	CHECK_OUT("p                         2          1          3 ");
 	/* the store itself is the server's */
@@ -154,7 +157,10 @@ static void test_live_metrics(void)
 	    !strstr(out, "    server-1:16020 \n        requests=1, regions=1\n") ||
 	    !strstr(out, "    server-2:16020 \n        requests=4, regions=1\n") ||
 	    !strstr(out, "    server-3:16020 \n        requests=0, regions=0\n"
-			 "\n0 dead servers\n")) {
+			 "\n0 dead servers\n") ||
+	    /* issue 17: the verdict over the same per-server requests */
+	    !strstr(out, "\nhotspot hot: server-2 served 57% of the load; "
+			 "hotspot score 2.29 of 4 (1 = even, hot from 2.00)\n")) {
 		fprintf(stderr, "/status/cluster:\n%s\n", out);
 		check_failures++;
 	}

@@ -9,6 +9,13 @@
 #     banner, the heatmap and the region table - and nothing else; the evenly
 #     loaded table must show no hot region. Screenshots are kept as artifacts:
 #     TMPDIR/ui-hot.png and TMPDIR/ui-even.png.
+#  3. Issue 17: the heatmap by key (GET .../keyheat, an SVG drawn by the
+#     renderer `saltbox keyviz` uses) and the one verdict: a one-region table
+#     'seq' fed increasing keys (one server takes 100%) must say "hot" in
+#     words and in red in the banner and the key heatmap; hover text gives
+#     each key bucket's range and figures; region boundaries are drawn over
+#     the key buckets ('even': keys 00001..30001 across splits 10000..30000).
+#     Screenshot TMPDIR/ui-seq.png.
 # usage: test_ui.sh SALTBOX_BINARY TMPDIR
 set -u
 SALTBOX=${1:?saltbox binary}
@@ -58,6 +65,7 @@ put_row() { # TABLE ROW
 DATA=$TMP/data
 printf "%s\n" "create 'hot', 'cf', SPLITS => ['10000', '20000', '30000']" \
 	"create 'even', 'cf', SPLITS => ['10000', '20000', '30000']" \
+	"create 'seq', 'cf'" \
 	'create '"'bin'"', '"'cf'"', SPLITS => ["\x00\x01", "a\\b", "\xff"]' |
 	"$SALTBOX" shell --data "$DATA" >"$TMP/shell.log" 2>&1 ||
 	{ echo "FAIL: could not create the tables"; cat "$TMP/shell.log"; exit 1; }
@@ -76,7 +84,7 @@ done
 # ---- 1. the JSON API ------------------------------------------------------------
 req GET /ui/api/tables
 ok "tables" "$STATUS $CTYPE $BODY" \
-	'200 application/json {"servers":4,"tables":[{"name":"bin","enabled":true,"families":["cf"],"regions":4},{"name":"even","enabled":true,"families":["cf"],"regions":4},{"name":"hot","enabled":true,"families":["cf"],"regions":4}]}'
+	'200 application/json {"servers":4,"tables":[{"name":"bin","enabled":true,"families":["cf"],"regions":4},{"name":"even","enabled":true,"families":["cf"],"regions":4},{"name":"hot","enabled":true,"families":["cf"],"regions":4},{"name":"seq","enabled":true,"families":["cf"],"regions":1}]}'
 
 for i in 1 2 3 4 5; do ok "put hot 3000$i" "$(put_row hot 3000$i)" 200; done
 for k in 00001 10001 20001 30001; do
@@ -106,7 +114,7 @@ ok "binary keys" "$(echo "$BODY" | grep -o '"start_key":"[^"]*","end_key":"[^"]*
 req GET '/ui/api/table/hot/heatmap?buckets=10'
 ok "heatmap status" "$STATUS $CTYPE" "200 application/json"
 ok "heatmap" "$(echo "$BODY" | sed -E 's/"start_ms":[0-9]+/"start_ms":T/; s/"max":[0-9]+/"max":M/; s/"values":\[[0-9,]*\]/V/g')" \
-	'{"table":"hot","metric":"ops","bucket_ms":10000,"buckets":10,"start_ms":T,"max":M,"total":5,"score":4.00,"busiest_share":1.00,"region_score":4.00,"hottest":3,"rows":[{"start_key":"","end_key":"10000","server":"server-0","total":0,"hot":false,V},{"start_key":"10000","end_key":"20000","server":"server-1","total":0,"hot":false,V},{"start_key":"20000","end_key":"30000","server":"server-2","total":0,"hot":false,V},{"start_key":"30000","end_key":"","server":"server-3","total":5,"hot":true,V}],"servers":[{"name":"server-0","regions":1,"total":0},{"name":"server-1","regions":1,"total":0},{"name":"server-2","regions":1,"total":0},{"name":"server-3","regions":1,"total":5}]}'
+	'{"table":"hot","metric":"ops","bucket_ms":10000,"buckets":10,"start_ms":T,"max":M,"total":5,"score":4.00,"busiest_share":1.00,"region_score":4.00,"verdict":{"level":"hot","color":"#d32f2f","score":4.00,"busiest_share":1.0000,"busiest_server":3,"hot_from":2.00,"text":"hot: server-3 served 100% of the load; hotspot score 4.00 of 4 (1 = even, hot from 2.00)"},"hottest":3,"rows":[{"start_key":"","end_key":"10000","server":"server-0","total":0,"hot":false,V},{"start_key":"10000","end_key":"20000","server":"server-1","total":0,"hot":false,V},{"start_key":"20000","end_key":"30000","server":"server-2","total":0,"hot":false,V},{"start_key":"30000","end_key":"","server":"server-3","total":5,"hot":true,V}],"servers":[{"name":"server-0","regions":1,"total":0},{"name":"server-1","regions":1,"total":0},{"name":"server-2","regions":1,"total":0},{"name":"server-3","regions":1,"total":5}]}'
 sums=$(echo "$BODY" | grep -o '"values":\[[0-9,]*\]' | while read -r v; do
 	v=${v#*[}; v=${v%]}; echo "$(echo "$v" | tr ',' '\n' | wc -l)/$(( ${v//,/+} ))"; done | tr '\n' ' ')
 ok "heatmap values: 10 buckets per row, summing to the row totals" "$sums" "10/0 10/0 10/0 10/5 "
@@ -115,14 +123,14 @@ ok "heatmap start is 9 buckets before the current one" \
 
 req GET '/ui/api/table/hot/heatmap?buckets=10&metric=reads'
 ok "reads heatmap: nothing hot" "$(echo "$BODY" | grep -o '"total":[0-9]*,"score".*,"hottest":[a-z0-9]*')" \
-	'"total":0,"score":0.00,"busiest_share":0.00,"region_score":0.00,"hottest":null'
+	'"total":0,"score":0.00,"busiest_share":0.00,"region_score":0.00,"verdict":{"level":"idle","color":"#757575","score":0.00,"busiest_share":0.0000,"busiest_server":-1,"hot_from":2.00,"text":"idle: no load"},"hottest":null'
 req GET '/ui/api/table/hot/heatmap?buckets=10&metric=write_bytes'
 ok "write_bytes heatmap" "$(echo "$BODY" | grep -o '"metric":"[a-z_]*"\|"total":[0-9]*,"score".*,"hottest":[a-z0-9]*' | tr '\n' ' ')" \
-	'"metric":"write_bytes" "total":70,"score":4.00,"busiest_share":1.00,"region_score":4.00,"hottest":3 '
+	'"metric":"write_bytes" "total":70,"score":4.00,"busiest_share":1.00,"region_score":4.00,"verdict":{"level":"hot","color":"#d32f2f","score":4.00,"busiest_share":1.0000,"busiest_server":3,"hot_from":2.00,"text":"hot: server-3 served 100% of the load; hotspot score 4.00 of 4 (1 = even, hot from 2.00)"},"hottest":3 '
 req GET '/ui/api/table/even/heatmap?buckets=10'
 # (its server score depends on how the 8 requests fell into buckets)
 ok "even table: load spread, nothing hot" \
-	"$(echo "$BODY" | grep -o '"total":[0-9]*,"score"\|"region_score":[0-9.]*,"hottest":[a-z0-9]*\|"hot":[a-z]*' | tr '\n' ' ')" \
+	"$(echo "$BODY" | sed -E 's/"verdict":\{[^}]*\},//' | grep -o '"total":[0-9]*,"score"\|"region_score":[0-9.]*,"hottest":[a-z0-9]*\|"hot":[a-z]*' | tr '\n' ' ')" \
 	'"total":8,"score" "region_score":1.00,"hottest":null "hot":false "hot":false "hot":false "hot":false '
 req GET '/ui/api/table/even/regions'
 ok "even table: one read and one write per region" \
@@ -139,7 +147,26 @@ ok "buckets=x" "$STATUS $BODY" '400 {"error":"query parameter buckets must be an
 req GET '/ui/api/table/hot/heatmap?metric=cpu'
 ok "unknown metric" "$STATUS $BODY" "400 {\"error\":\"unknown metric 'cpu' (ops, reads, writes, bytes, read_bytes or write_bytes)\"}"
 req GET /ui/api/table/hot/splits
-ok "unknown view" "$STATUS $BODY" "404 {\"error\":\"no such view 'splits' (regions or heatmap)\"}"
+ok "unknown view" "$STATUS $BODY" "404 {\"error\":\"no such view 'splits' (regions, heatmap or keyheat)\"}"
+
+# The heatmap by key of 'even' (keys 00001 10001 20001 30001, one read and
+# one write each): one bucket per distinct key, labelled by the one byte
+# that tells them apart, the 3 region boundaries at the buckets starting at
+# or after 10000, 20000, 30000; hover: the bucket's key range and figures.
+req GET '/ui/api/table/even/keyheat?buckets=10&rows=8'
+ok "keyheat status" "$STATUS $CTYPE" "200 image/svg+xml"
+ok "keyheat labels" "$(echo "$BODY" | grep -o '<text class="key-label"[^>]*>[^<]*' | sed 's/.*>//' | tr '\n' ' ')" '0 1 2 3 '
+ok "keyheat region boundaries (rows 1 2 3 of 24 px)" \
+	"$(echo "$BODY" | grep -o '<line class="region-boundary"[^>]*' | grep -o 'y1="[0-9.]*"' | tr '\n' ' ')" \
+	'y1="86.0" y1="110.0" y1="134.0" '
+ok "keyheat hover: range and figures of a bucket (sum over the window)" \
+	"$(echo "$BODY" | tr '\n' ' ' | grep -o '<title>keys \[10001, 20001)[^<]*' | grep -o '[0-9]* reads, [0-9]* writes' | awk -F'[ ,]+' '{ r += $1; w += $3 } END { print r " reads, " w " writes" }')" \
+	'1 reads, 1 writes'
+ok "keyheat colour scale has its unit" \
+	"$(echo "$BODY" | grep -o '<text class="scale-unit"[^>]*>[^<]*' | sed -E 's/.*>//; s/to [0-9]+/to N/')" \
+	'colour scale: 0 to N ops per 1 s column (the brightest cell)'
+req GET '/ui/api/table/even/keyheat?rows=0'
+ok "keyheat rows=0" "$STATUS $BODY" '400 {"error":"rows must be between 1 and 256"}'
 req GET /ui/api/nothing
 ok "unknown api path" "$STATUS $BODY" "404 {\"error\":\"unknown API path '/ui/api/nothing'\"}"
 req POST /ui/api/tables
@@ -158,7 +185,7 @@ ok "ui.js" "$STATUS $CTYPE $(echo "$BODY" | grep -c "'use strict'")" "200 text/j
 req GET /ui/ui.css
 ok "ui.css" "$STATUS $CTYPE" "200 text/css; charset=utf-8"
 req GET / -H 'Accept: application/json'
-ok "REST table list still served" "$STATUS $BODY" '200 {"table":[{"name":"bin"},{"name":"even"},{"name":"hot"}]}'
+ok "REST table list still served" "$STATUS $BODY" '200 {"table":[{"name":"bin"},{"name":"even"},{"name":"hot"},{"name":"seq"}]}'
 req GET /ui/schema -H 'Accept: application/json'
 ok "a table named ui keeps its REST routes" "$STATUS" 404
 req GET /hot/30001/cf:v -H 'Accept: application/json'
@@ -177,6 +204,7 @@ workload() {
 			rows="$rows${rows:+,}{\"key\":\"$(b64 "$key")\",\"Cell\":[{\"column\":\"$col\",\"\$\":\"$val\"}]}"
 		done
 		curl -s -o /dev/null -X PUT -H 'Content-Type: application/json' -d "{\"Row\":[$rows]}" "$URL/hot/batch"
+		curl -s -o /dev/null -X PUT -H 'Content-Type: application/json' -d "{\"Row\":[$rows]}" "$URL/seq/batch"
 		for p in 00001 10001 20001 30001; do
 			put_row even "$p" >/dev/null
 			curl -s -o /dev/null -H 'Accept: application/json' "$URL/even/$p"
@@ -217,16 +245,16 @@ browse '/ui/#table=hot' ui-hot
 ok "page refreshed live (>= 3 times)" "$(grep -o 'data-refreshes="[0-9]*"' "$TMP/ui-hot.html" |
 	grep -o '[0-9]*' | awk '{ print ($1 >= 3) }')" 1
 ok "page shows table hot" "$(grep -o '<h2 id="table-name">[^<]*' "$TMP/ui-hot.html")" '<h2 id="table-name">hot'
-ok "hot marks: banner, heatmap row, region row - all on 30000" "$(hot_marks ui-hot | sed -E 's/ data-region-index="[^"]*"//g')" \
-'<div id="hot-banner" class="hot" data-start-key="30000">
+ok "hot marks: banner, heatmap row, region row - all on 30000" "$(hot_marks ui-hot | sed -E 's/ data-region-index="[^"]*"//g; s/ style="[^"]*"//')" \
+'<div id="hot-banner" class="hot" data-verdict="hot" data-start-key="30000">
 <g class="row hot hottest" data-start-key="30000">
 <tr class="hot hottest" data-start-key="30000">
 <span class="badge hot">'
 ok "banner names the region and its server" \
-	"$(grep -o '<div id="hot-banner"[^<]*' "$TMP/ui-hot.html" | sed -E 's/.*>(Hot region [^:]*:).*/\1/')" \
-	'Hot region [30000, (end)) on server-3:'
+	"$(grep -o '<div id="hot-banner".*</div>' "$TMP/ui-hot.html" | grep -o 'hot region [^:]*:')" \
+	'hot region [30000, (end)) on server-3:'
 ok "banner's hotspot score: one of 4 servers does everything" \
-	"$(grep -o 'Hotspot score [0-9.]* of [0-9]*' "$TMP/ui-hot.html")" 'Hotspot score 4.0 of 4'
+	"$(grep -o 'hotspot score [0-9.]* of [0-9]*' "$TMP/ui-hot.html" | sort -u | tr '\n' ' ')" 'hotspot score 4.00 of 4 '
 ok "heatmap rows labelled by start key" \
 	"$(grep -o '<text class="label"[^>]*>[^<]*' "$TMP/ui-hot.html" | sed 's/.*>//' | tr '\n' ' ')" \
 	'(start) 10000 20000 30000 '
@@ -239,8 +267,29 @@ browse '/ui/#table=even' ui-even
 ok "page shows table even" "$(grep -o '<h2 id="table-name">[^<]*' "$TMP/ui-even.html")" '<h2 id="table-name">even'
 ok "even table: nothing marked hot" "$(hot_marks ui-even)" ""
 ok "even table: no server flagged busiest" "$(grep -c 'class="server busiest"' "$TMP/ui-even.html")" 0
-ok "even table: banner" "$(grep -o '<div id="hot-banner"[^<]*' "$TMP/ui-even.html" | sed -E 's/ Hotspot.*//')" \
-	'<div id="hot-banner" class="">No hot region: load is spread over the key space.'
+ok "even table: banner" "$(grep -o '<div id="hot-banner".*</div>' "$TMP/ui-even.html" | head -1 | sed -E 's/ style="[^"]*"//g; s/(spread over the servers\.).*/\1/')" \
+	'<div id="hot-banner" class="even" data-verdict="even"><span class="verdict-word">even</span> — no hot region: load is spread over the servers.'
+
+# Issue 17: 'seq' is one region taking increasing keys, so one server
+# serves 100%: the verdict says hot, in words and in red, everywhere.
+browse '/ui/#table=seq' ui-seq
+ok "seq: page shows table seq" "$(grep -o '<h2 id="table-name">[^<]*' "$TMP/ui-seq.html")" '<h2 id="table-name">seq'
+ok "seq: banner says hot, in red" \
+	"$(grep -o '<div id="hot-banner"[^>]*><span class="verdict-word"[^>]*>[^<]*' "$TMP/ui-seq.html" | sed -E 's/ data-start-key="[^"]*"//')" \
+	'<div id="hot-banner" class="hot" data-verdict="hot" style="border-left-color: rgb(211, 47, 47);"><span class="verdict-word" style="color: rgb(211, 47, 47);">hot'
+ok "seq: the one region is marked hot" "$(hot_marks ui-seq | sed -E 's/ data-region-index="[^"]*"//g; s/ style="[^"]*"//; s/ data-start-key="[^"]*"//' | tr '\n' ' ')" \
+	'<div id="hot-banner" class="hot" data-verdict="hot"> <g class="row hot hottest"> <tr class="hot hottest"> <span class="badge hot"> '
+ok "seq: banner text" "$(grep -o '<div id="hot-banner".*</div>' "$TMP/ui-seq.html" | grep -o 'hot region \[(start), (end)) on server-[0-9]: 100%' | sed 's/server-[0-9]/server-N/')" \
+	'hot region [(start), (end)) on server-N: 100%'
+ok "seq: key heatmap verdict in words and red" \
+	"$(grep -o '<text class="verdict"[^>]*>[^<]*' "$TMP/ui-seq.html" | sed -E 's/ x="[^"]*" y="[^"]*"//; s/server-[0-9]/server-N/')" \
+	'<text class="verdict" data-verdict="hot" font-size="11" font-weight="bold" fill="#d32f2f">hot: server-N served 100% of the load; hotspot score 4.00 of 4 (1 = even, hot from 2.00)'
+ok "seq: key heatmap has 32 key buckets (the rows asked for)" \
+	"$(grep -o '<g class="key-row"' "$TMP/ui-seq.html" | wc -l)" 32
+ok "seq: hover text names a key range and figures" \
+	"$(tr '\n' ' ' <"$TMP/ui-seq.html" | grep -o '<title>keys \[3[0-9]*, 3[0-9]*) -[0-9]* s: [0-9]* reads, [0-9]* writes, [0-9.]* [KMG]*i*B' | head -1 | sed -E 's/[0-9.]+ (B|KiB|MiB|GiB)/BYTES/; s/[0-9]+/N/g')" \
+	'<title>keys [N, N) -N s: N reads, N writes, BYTES'
+ok "seq: key axis title and labels" "$(grep -c 'class="axis-title"' "$TMP/ui-seq.html")" 1
 
 kill "$LOAD_PID" 2>/dev/null; wait "$LOAD_PID" 2>/dev/null; LOAD_PID=
 
@@ -251,7 +300,7 @@ if grep -q 'Sanitizer' "$TMP/serve.log"; then
 	echo "FAIL: sanitizer report in $TMP/serve.log"; FAILS=$((FAILS + 1))
 fi
 
-echo "screenshots: $TMP/ui-hot.png $TMP/ui-even.png"
+echo "screenshots: $TMP/ui-hot.png $TMP/ui-even.png $TMP/ui-seq.png"
 if [ "$FAILS" -ne 0 ]; then
 	echo "$FAILS check(s) failed (server log: $TMP/serve.log, DOM: $TMP/ui-*.html)"
 	exit 1

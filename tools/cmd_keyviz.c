@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 #include "common/buf.h"
+#include "saltbox/hotspot.h"
 #include "saltbox/keyviz.h"
 
 #include <errno.h>
@@ -387,6 +388,49 @@ static void progress(void *ctx, uint64_t done, uint64_t total)
 	fflush(stderr);
 }
 
+/* The verdict (docs/hotspots.md), as /ui and `regions stats` say it. */
+static void result_verdict(sbx_hotspot *h, const sbx_keyviz_result *r)
+{
+	memset(h, 0, sizeof *h);
+	h->servers = r->servers;
+	h->score = r->score;
+	h->busiest_share = r->busiest_share;
+	h->busiest_server = -1;
+	uint64_t best = 0;
+	for (int s = 0; s < r->servers; s++) {
+		uint64_t v = 0;
+		for (int t = 0; t < r->time_buckets; t++)
+			v += r->server_load[(size_t)t * r->servers + s];
+		h->total += v;
+		if (v > best) {
+			best = v;
+			h->busiest_server = s;
+		}
+	}
+	h->busiest_server_share = h->total ? (double)best / h->total : 0;
+	sbx_hotspot_classify(h);
+}
+
+static const char *verdict_word(const sbx_keyviz_result *r)
+{
+	sbx_hotspot h;
+	result_verdict(&h, r);
+	return h.word;
+}
+
+static const char *verdict_of(const sbx_keyviz_result *r)
+{
+	static char out[256];
+	sbx_hotspot h;
+	result_verdict(&h, r);
+	sbx_buf b = {0};
+	out[0] = 0;
+	if (!sbx_hotspot_text(&b, &h, NULL) && !sbx_buf_push(&b, 0))
+		snprintf(out, sizeof out, "%s", (const char *)b.data);
+	sbx_buf_free(&b);
+	return out;
+}
+
 static void print_summary(const sbx_keyviz_result *r)
 {
 	printf("design %s\n", r->design);
@@ -413,6 +457,7 @@ static void print_summary(const sbx_keyviz_result *r)
 	       "whole run: score %.2f, share %.1f%%\n",
 	       r->busiest_share * 100, 100.0 / r->servers, r->total_score,
 	       r->total_share * 100);
+	printf("  verdict  %s\n", verdict_of(r));
 	uint64_t total = 0;
 	for (size_t i = 0; i < (size_t)r->servers * r->time_buckets; i++)
 		total += r->server_load[i];
@@ -462,16 +507,18 @@ static void print_summary(const sbx_keyviz_result *r)
 
 static void print_table(sbx_keyviz_result **r, int n)
 {
-	printf("%-20s %9s %7s %8s %8s %7s %9s\n", "design", "key bytes",
-	       "score", "busiest", "regions", "splits", "req/scan");
+	printf("%-20s %9s %7s %8s %8s %7s %9s  %s\n", "design", "key bytes",
+	       "score", "busiest", "regions", "splits", "req/scan",
+	       "verdict");
 	for (int i = 0; i < n; i++)
-		printf("%-20s %9.1f %7.2f %7.1f%% %8zu %7llu %9.1f\n",
+		printf("%-20s %9.1f %7.2f %7.1f%% %8zu %7llu %9.1f  %s\n",
 		       r[i]->design, r[i]->avg_key_bytes, r[i]->score,
 		       r[i]->busiest_share * 100, r[i]->nregions,
 		       (unsigned long long)r[i]->splits,
 		       r[i]->scans ? (double)r[i]->scan_requests /
 					     (double)r[i]->scans
-				   : 0.0);
+				   : 0.0,
+		       verdict_word(r[i]));
 }
 
 /* Designs: each -d, then -n names from -f (all designs if none named). */

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "common/buf.h"
 #include "saltbox/db.h"
+#include "saltbox/hotspot.h"
 #include "saltbox/regions.h"
 #include "saltbox/rowkey.h"
 
@@ -299,6 +300,14 @@ static int stats_cmd(sbx_db *db, const reg_opts *o)
 		if (req[s] > mx)
 			mx = req[s];
 	double share = total ? (double)mx / (double)total : 0;
+	/* the one verdict (docs/hotspots.md) over the regions' counters since
+	 * they opened: one interval, per modelled server */
+	sbx_hotspot verdict;
+	sbx_hotspot_compute(&verdict, req, 1, S);
+	sbx_buf vtext = {0};
+	if (sbx_hotspot_text(&vtext, &verdict, NULL) || sbx_buf_push(&vtext, 0))
+		sbx_buf_free(&vtext);
+	const char *vt = vtext.data ? (const char *)vtext.data : "";
 	if (o->json) {
 		json_t *servers = json_array();
 		for (int s = 0; s < S; s++)
@@ -306,9 +315,13 @@ static int stats_cmd(sbx_db *db, const reg_opts *o)
 				json_pack("{s:i, s:i, s:I}", "server", s,
 					  "regions", cnt[s], "requests",
 					  (json_int_t)req[s]));
-		json_t *doc = json_pack("{s:s, s:o, s:o, s:f}", "table",
-					o->table, "regions", arr, "servers",
-					servers, "busiest_share", share);
+		json_t *doc = json_pack(
+			"{s:s, s:o, s:o, s:f, s:{s:s, s:s, s:f, s:f, s:i, s:s}}",
+			"table", o->table, "regions", arr, "servers", servers,
+			"busiest_share", share, "verdict", "level",
+			verdict.word, "color", verdict.color, "score",
+			verdict.score, "busiest_share", verdict.busiest_share,
+			"busiest_server", verdict.busiest_server, "text", vt);
 		char *txt = json_dumps(doc, JSON_INDENT(2));
 		printf("%s\n", txt ? txt : "{}");
 		free(txt);
@@ -323,7 +336,9 @@ static int stats_cmd(sbx_db *db, const reg_opts *o)
 				     : 0.0);
 		printf("busiest server's share: %.1f%% (even: %.1f%%)\n",
 		       share * 100, 100.0 / S);
+		printf("verdict: %s\n", vt);
 	}
+	sbx_buf_free(&vtext);
 	sbx_region_loads_free(loads, nl);
 	free(req);
 	free(cnt);

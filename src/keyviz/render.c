@@ -8,7 +8,9 @@
 
 #include "common/alloc.h"
 #include "common/buf.h"
+#include "common/bytes.h"
 #include "common/error.h"
+#include "saltbox/hotspot.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -73,122 +75,392 @@ static void fmt_clock(char *out, size_t cap, int64_t ms)
 			 (long long)(s % 60));
 }
 
-enum { LEFT = 170, TOP = 56, PLOT_W = 720, RIGHT = 70 };
-
-/* The SVG body (no XML declaration) so HTML can inline it. */
-static int svg_body(sbx_buf *b, const sbx_keyviz_result *r, const char *id)
+/* A column width in words: "1 s", "10 s", "2 min", "250 ms". */
+static void fmt_span(char *out, size_t cap, int64_t ms)
 {
-	int T = r->time_buckets, K = r->key_buckets, S = r->servers;
+	if (ms >= 60000 && ms % 60000 == 0)
+		snprintf(out, cap, "%lld min", (long long)(ms / 60000));
+	else if (ms >= 1000 && ms % 1000 == 0)
+		snprintf(out, cap, "%lld s", (long long)(ms / 1000));
+	else if (ms >= 1000)
+		snprintf(out, cap, "%.1f s", (double)ms / 1000);
+	else
+		snprintf(out, cap, "%lld ms", (long long)ms);
+}
+
+/* Bytes in words (B, KiB, MiB, GiB). */
+static void fmt_bytes(char *out, size_t cap, double v)
+{
+	static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int i = 0;
+	while (v >= 1024 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	if (i)
+		snprintf(out, cap, "%.1f %s", v, u[i]);
+	else
+		snprintf(out, cap, "%.0f B", v);
+}
+
+enum { TOP = 62, PLOT_W = 720, RIGHT = 90, LABEL_CHAR_W = 6 };
+
+int sbx_heatgrid_svg(sbx_buf *b, const sbx_heatgrid *g, const char *id)
+{
+	size_t mark = b->len;
+	int T = (int)(g->cols ? g->cols : 1), K = (int)(g->rows ? g->rows : 1);
+	int S = g->server_load ? g->servers : 0;
+	/* the label column is as wide as the longest label, and the key-axis
+	 * title runs vertically left of it: they never overlap */
+	size_t maxlab = 4;
+	for (size_t k = 0; k < g->rows; k++)
+		if (g->labels && g->labels[k] && strlen(g->labels[k]) > maxlab)
+			maxlab = strlen(g->labels[k]);
+	int LEFT = 34 + (int)maxlab * LABEL_CHAR_W;
+	if (LEFT < 120)
+		LEFT = 120;
 	double cw = (double)PLOT_W / T;
 	double ch = K >= 96 ? 4 : K >= 48 ? 7 : 480.0 / K > 24 ? 24 : 480.0 / K;
 	double plot_h = ch * K;
 	double sh = 12; /* server strip row height */
-	double strip_y = TOP + plot_h + 34;
-	double H = strip_y + sh * S + 46;
+	double strip_y = TOP + plot_h + 62;
+	double H = (S ? strip_y + sh * S + 30 : TOP + plot_h + 58);
 	double W = LEFT + PLOT_W + RIGHT;
-	int rc = sbx_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"%s\" "
-			"width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-			"font-family=\"sans-serif\" font-size=\"10\">\n",
-		     id, W, H, W, H);
-	rc = rc ? rc : sbx_buf_printf(b, "<rect width=\"%.0f\" height=\"%.0f\" "
-			      "fill=\"#ffffff\"/>\n<text x=\"%d\" y=\"18\" "
-			      "font-size=\"14\" font-weight=\"bold\">",
-			   W, H, LEFT);
-	rc = rc ? rc : esc(b, r->design);
-	rc = rc ? rc : sbx_buf_printf(b, "</text>\n<text x=\"%d\" y=\"34\" "
-			      "font-size=\"11\">",
-			   LEFT);
-	rc = rc ? rc : sbx_buf_printf(b, "hotspot score %.2f (max/mean, 1 = even, %d = "
-			      "one server), busiest server %.0f%%; %zu regions, "
-			      "%llu splits</text>\n",
-			   r->score, S, r->busiest_share * 100, r->nregions,
-			   (unsigned long long)r->splits);
-	rc = rc ? rc : sbx_buf_printf(b, "<text x=\"%d\" y=\"48\" font-size=\"9\" "
-			      "fill=\"#555\">",
-			   LEFT);
-	rc = rc ? rc : esc(b, r->design_text);
-	rc = rc ? rc : sbx_buf_printf(b, "</text>\n<g shape-rendering=\"crispEdges\">\n");
-	uint64_t mx = r->heat_max ? r->heat_max : 1;
-	for (int k = 0; k < K && !rc; k++)
+	double mx = 0;
+	for (size_t i = 0; i < g->rows * g->cols; i++)
+		if (g->values[i] > mx)
+			mx = g->values[i];
+	int rc = sbx_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+				   "id=\"%s\" class=\"heatgrid\" width=\"%.0f\" "
+				   "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+				   "font-family=\"sans-serif\" font-size=\"10\">\n"
+				   "<rect width=\"%.0f\" height=\"%.0f\" "
+				   "fill=\"#ffffff\"/>\n",
+				id, W, H, W, H, W, H);
+	if (g->title) {
+		rc = rc ? rc : sbx_buf_printf(b, "<text x=\"%d\" y=\"16\" "
+						 "font-size=\"14\" "
+						 "font-weight=\"bold\">",
+					      LEFT);
+		rc = rc ? rc : esc(b, g->title);
+		rc = rc ? rc : sbx_buf_printf(b, "</text>\n");
+	}
+	if (g->verdict) {
+		rc = rc ? rc : sbx_buf_printf(b, "<text class=\"verdict\" "
+						 "data-verdict=\"%s\" x=\"%d\" "
+						 "y=\"32\" font-size=\"11\" "
+						 "font-weight=\"bold\" "
+						 "fill=\"%s\">",
+					      g->verdict->word, LEFT,
+					      g->verdict->color);
+		sbx_buf t = {0};
+		rc = rc ? rc : sbx_hotspot_text(&t, g->verdict, g->server_prefix);
+		rc = rc ? rc : sbx_buf_push(&t, 0);
+		rc = rc ? rc : esc(b, (const char *)t.data);
+		sbx_buf_free(&t);
+		rc = rc ? rc : sbx_buf_printf(b, "</text>\n");
+	}
+	if (g->subtitle) {
+		rc = rc ? rc : sbx_buf_printf(b, "<text x=\"%d\" y=\"46\" "
+						 "font-size=\"9\" "
+						 "fill=\"#555\">",
+					      LEFT);
+		rc = rc ? rc : esc(b, g->subtitle);
+		rc = rc ? rc : sbx_buf_printf(b, "</text>\n");
+	}
+	rc = rc ? rc : sbx_buf_printf(b, "<g class=\"cells\" "
+					 "shape-rendering=\"crispEdges\">\n");
+	for (int k = 0; k < K && !rc && g->rows; k++) {
+		rc = sbx_buf_printf(b, "<g class=\"key-row\" data-row=\"%d\">\n",
+				    k);
 		for (int t = 0; t < T && !rc; t++) {
+			size_t at = (size_t)k * g->cols + (size_t)t;
 			char c[8];
-			color((double)r->heat[(size_t)k * T + t] / (double)mx, c);
-			rc = sbx_buf_printf(b, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-				    "height=\"%.2f\" fill=\"%s\"/>\n",
-				 LEFT + t * cw, TOP + k * ch, cw + 0.3, ch + 0.3,
-				 c);
+			color(mx > 0 ? g->values[at] / mx : 0, c);
+			rc = sbx_buf_printf(b, "<rect x=\"%.2f\" y=\"%.2f\" "
+					       "width=\"%.2f\" height=\"%.2f\" "
+					       "fill=\"%s\"><title>",
+					    LEFT + t * cw, TOP + k * ch,
+					    cw + 0.3, ch + 0.3, c);
+			if (g->ranges && g->ranges[k])
+				rc = rc ? rc : esc(b, g->ranges[k]);
+			char clk[32];
+			int64_t off = (int64_t)t * g->column_ms;
+			if (g->live)
+				snprintf(clk, sizeof clk, "-%lld s",
+					 (long long)((int64_t)(T - t) *
+						     g->column_ms / 1000));
+			else
+				fmt_clock(clk, sizeof clk, off);
+			rc = rc ? rc : sbx_buf_printf(b, "\n%s%s: ",
+						      g->live ? "" : "+", clk);
+			if (g->reads && g->writes && g->bytes) {
+				char by[32];
+				fmt_bytes(by, sizeof by, g->bytes[at]);
+				rc = rc ? rc
+					: sbx_buf_printf(
+					      b, "%.0f reads, %.0f writes, %s",
+					      g->reads[at], g->writes[at], by);
+			} else {
+				rc = rc ? rc
+					: sbx_buf_printf(b, "%.0f ",
+							 g->values[at]);
+				rc = rc ? rc : esc(b, g->unit ? g->unit : "");
+			}
+			rc = rc ? rc : sbx_buf_printf(b, "</title></rect>\n");
 		}
-	rc = rc ? rc : sbx_buf_printf(b, "</g>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" "
-			      "height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n",
-			   LEFT, TOP, PLOT_W, plot_h);
+		rc = rc ? rc : sbx_buf_printf(b, "</g>\n");
+	}
+	rc = rc ? rc : sbx_buf_printf(b, "</g>\n<rect x=\"%d\" y=\"%d\" "
+					 "width=\"%d\" height=\"%.1f\" "
+					 "fill=\"none\" stroke=\"#888\"/>\n",
+				      LEFT, TOP, PLOT_W, plot_h);
+	/* region boundaries over the key buckets */
+	for (size_t i = 0; i < g->nboundaries && !rc; i++) {
+		double y = TOP + g->boundaries[i] * ch;
+		rc = sbx_buf_printf(b, "<line class=\"region-boundary\" "
+				       "x1=\"%d\" x2=\"%d\" y1=\"%.1f\" "
+				       "y2=\"%.1f\" stroke=\"#00e5ff\" "
+				       "stroke-width=\"1\" "
+				       "stroke-dasharray=\"4 3\"/>\n",
+				    LEFT - 3, LEFT + PLOT_W + 3, y, y);
+	}
 	/* key labels: every bucket when they fit, else every few */
 	int every = (int)ceil(11.0 / ch);
 	if (every < 1)
 		every = 1;
-	for (int k = 0; k < K && !rc; k += every) {
-		rc = sbx_buf_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
-			    "font-family=\"monospace\" font-size=\"9\">",
-			 LEFT - 4, TOP + k * ch + (ch < 9 ? 8 : ch / 2 + 3));
-		rc = rc ? rc : esc(b, r->labels[k]);
+	for (int k = 0; k < K && !rc && g->rows; k += every) {
+		rc = sbx_buf_printf(b, "<text class=\"key-label\" x=\"%d\" "
+				       "y=\"%.1f\" text-anchor=\"end\" "
+				       "font-family=\"monospace\" "
+				       "font-size=\"9\">",
+				    LEFT - 5,
+				    TOP + k * ch + (ch < 9 ? 8 : ch / 2 + 3));
+		rc = rc ? rc : esc(b, g->labels && g->labels[k] ? g->labels[k]
+							       : "");
 		rc = rc ? rc : sbx_buf_printf(b, "</text>\n");
 	}
+	/* the key-axis title, vertical, left of the labels */
+	rc = rc ? rc : sbx_buf_printf(b, "<text class=\"axis-title\" "
+					 "transform=\"translate(14 %.1f) "
+					 "rotate(-90)\" text-anchor=\"middle\" "
+					 "fill=\"#555\">key range &#8595; "
+					 "(equal-count buckets)</text>\n",
+				      TOP + plot_h / 2);
 	/* time axis */
 	int tick = T >= 10 ? T / 6 : 1;
 	for (int t = 0; t <= T && !rc; t += tick) {
 		char clk[32];
-		fmt_clock(clk, sizeof clk, (int64_t)t * r->bucket_ms);
-		rc = sbx_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
-			    "+%s</text>\n",
-			 LEFT + t * cw, TOP + plot_h + 12, clk);
+		if (g->live) {
+			int64_t ago = (int64_t)(T - t) * g->column_ms;
+			if (!ago)
+				snprintf(clk, sizeof clk, "now");
+			else {
+				clk[0] = '-';
+				fmt_span(clk + 1, sizeof clk - 1, ago);
+			}
+		} else {
+			clk[0] = '+';
+			fmt_clock(clk + 1, sizeof clk - 1,
+				  (int64_t)t * g->column_ms);
+		}
+		rc = sbx_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" "
+				       "text-anchor=\"%s\">%s</text>\n",
+				    LEFT + t * cw, TOP + plot_h + 12,
+				    t == 0 ? "start" : t == T ? "end" : "middle",
+				    clk);
 	}
+	char span[32];
+	fmt_span(span, sizeof span, g->column_ms > 0 ? g->column_ms : 1);
 	rc = rc ? rc : sbx_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" "
-			      "text-anchor=\"middle\" fill=\"#555\">time "
-			      "(simulated) &#8594;</text>\n",
-			   LEFT + PLOT_W / 2.0, TOP + plot_h + 25);
-	rc = rc ? rc : sbx_buf_printf(b, "<text x=\"8\" y=\"%d\" fill=\"#555\">key "
-			      "range &#8595; (equal-count buckets)</text>\n",
-			   TOP - 2);
-	/* legend */
+					 "text-anchor=\"middle\" "
+					 "fill=\"#555\">",
+				      LEFT + PLOT_W / 2.0, TOP + plot_h + 25);
+	rc = rc ? rc : esc(b, g->time_title ? g->time_title : "time");
+	rc = rc ? rc : sbx_buf_printf(b, " &#8594; (columns of %s)</text>\n",
+				      span);
+	/* the colour scale and its unit */
 	for (int i = 0; i < 10 && !rc; i++) {
 		char c[8];
 		color(i / 9.0, c);
-		rc = sbx_buf_printf(b, "<rect x=\"%d\" y=\"%.0f\" width=\"10\" "
-			    "height=\"%.1f\" fill=\"%s\"/>\n",
-			 LEFT + PLOT_W + 12, TOP + plot_h - (i + 1) * plot_h / 10,
-			 plot_h / 10, c);
+		rc = sbx_buf_printf(b, "<rect x=\"%d\" y=\"%.1f\" width=\"10\" "
+				       "height=\"%.1f\" fill=\"%s\"/>\n",
+				    LEFT + PLOT_W + 10,
+				    TOP + plot_h - (i + 1) * plot_h / 10,
+				    plot_h / 10, c);
 	}
-	rc = rc ? rc : sbx_buf_printf(b, "<text x=\"%d\" y=\"%d\">%llu</text>\n<text "
-			      "x=\"%d\" y=\"%.0f\">0</text>\n",
-			   LEFT + PLOT_W + 25, TOP + 8,
-			   (unsigned long long)r->heat_max, LEFT + PLOT_W + 25,
-			   TOP + plot_h);
-	/* per-server strip, scaled to the busiest (server, time) cell */
-	uint64_t smax = 1;
-	for (size_t i = 0; i < (size_t)S * T; i++)
-		if (r->server_load[i] > smax)
-			smax = r->server_load[i];
-	rc = rc ? rc : sbx_buf_printf(b, "<text x=\"8\" y=\"%.0f\" fill=\"#555\">load "
-			      "per region server</text>\n<g "
-			      "shape-rendering=\"crispEdges\">\n",
-			   strip_y - 4);
-	for (int s = 0; s < S && !rc; s++) {
-		rc = sbx_buf_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
-			    "font-size=\"9\">server %d</text>\n",
-			 LEFT - 4, strip_y + s * sh + 9, s);
-		for (int t = 0; t < T && !rc; t++) {
-			char c[8];
-			color((double)r->server_load[(size_t)t * S + s] / smax,
-			      c);
-			rc = sbx_buf_printf(b, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
+	rc = rc ? rc : sbx_buf_printf(b, "<text x=\"%d\" y=\"%d\">%.0f</text>\n"
+					 "<text x=\"%d\" y=\"%.0f\">0</text>\n",
+				      LEFT + PLOT_W + 23, TOP + 8, mx,
+				      LEFT + PLOT_W + 23, TOP + plot_h);
+	rc = rc ? rc : sbx_buf_printf(b, "<text class=\"scale-unit\" x=\"%d\" "
+					 "y=\"%.1f\" fill=\"#555\">colour "
+					 "scale: 0 to %.0f ",
+				      LEFT, TOP + plot_h + 40, mx);
+	rc = rc ? rc : esc(b, g->unit ? g->unit : "");
+	rc = rc ? rc : sbx_buf_printf(b, " (the brightest cell)</text>\n");
+	if (S) {
+		uint64_t smax = 1;
+		for (size_t i = 0; i < (size_t)S * (size_t)T; i++)
+			if (g->server_load[i] > smax)
+				smax = g->server_load[i];
+		rc = rc ? rc : sbx_buf_printf(b, "<text x=\"%d\" y=\"%.0f\" "
+						 "fill=\"#555\">load per region "
+						 "server (0 to %llu ",
+					      LEFT, strip_y - 5,
+					      (unsigned long long)smax);
+		rc = rc ? rc : esc(b, g->server_unit ? g->server_unit : "");
+		rc = rc ? rc : sbx_buf_printf(b, " per column)</text>\n<g "
+						 "shape-rendering=\"crispEdges\">"
+						 "\n");
+		for (int s = 0; s < S && !rc; s++) {
+			rc = sbx_buf_printf(b, "<text x=\"%d\" y=\"%.1f\" "
+					       "text-anchor=\"end\" "
+					       "font-size=\"9\">%s%d</text>\n",
+					    LEFT - 5, strip_y + s * sh + 9,
+					    g->server_prefix ? g->server_prefix
+							     : "server ",
+					    s);
+			for (int t = 0; t < T && !rc; t++) {
+				char c[8];
+				uint64_t v = g->server_load[(size_t)t * S + s];
+				color((double)v / (double)smax, c);
+				rc = sbx_buf_printf(
+				    b,
+				    "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
 				    "height=\"%.1f\" fill=\"%s\"/>\n",
-				 LEFT + t * cw, strip_y + s * sh, cw + 0.3,
-				 sh - 1, c);
+				    LEFT + t * cw, strip_y + s * sh, cw + 0.3,
+				    sh - 1, c);
+			}
+		}
+		rc = rc ? rc : sbx_buf_printf(b, "</g>\n<rect x=\"%d\" "
+						 "y=\"%.1f\" width=\"%d\" "
+						 "height=\"%.1f\" fill=\"none\" "
+						 "stroke=\"#888\"/>\n",
+					      LEFT, strip_y, PLOT_W, sh * S);
+	}
+	rc = rc ? rc : sbx_buf_printf(b, "</svg>\n");
+	if (rc)
+		b->len = mark;
+	return rc;
+}
+
+/* The verdict of a simulation: its score (over fixed periods of the run,
+ * simulate.c) classified as everywhere else. */
+static void result_verdict(sbx_hotspot *h, const sbx_keyviz_result *r)
+{
+	memset(h, 0, sizeof *h);
+	h->servers = r->servers;
+	h->score = r->score;
+	h->busiest_share = r->busiest_share;
+	h->busiest_server = -1;
+	uint64_t best = 0;
+	for (int s = 0; s < r->servers; s++) {
+		uint64_t v = 0;
+		for (int t = 0; t < r->time_buckets; t++)
+			v += r->server_load[(size_t)t * r->servers + s];
+		h->total += v;
+		if (v > best) {
+			best = v;
+			h->busiest_server = s;
 		}
 	}
-	rc = rc ? rc : sbx_buf_printf(b, "</g>\n<rect x=\"%d\" y=\"%.1f\" width=\"%d\" "
-			      "height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n"
-			      "</svg>\n",
-			   LEFT, strip_y, PLOT_W, sh * S);
+	h->busiest_server_share = h->total ? (double)best / h->total : 0;
+	sbx_hotspot_classify(h);
+}
+
+/* Row position of each region boundary: the first key bucket starting at
+ * or after it (bucket starts as HBase prints keys). */
+static int region_rows(double **out, size_t *n, const sbx_keyviz_result *r)
+{
+	*out = NULL;
+	*n = 0;
+	if (r->nregions < 2)
+		return SBX_OK;
+	double *pos = sbx_calloc(r->nregions, sizeof *pos);
+	sbx_buf *st = sbx_calloc((size_t)r->key_buckets, sizeof *st);
+	int rc = pos && st ? SBX_OK : SBX_ENOMEM_SET();
+	for (int k = 0; k < r->key_buckets && !rc; k++)
+		rc = sbx_key_from_binary_string(&st[k], r->bucket_starts[k],
+						strlen(r->bucket_starts[k]));
+	for (size_t i = 1; i < r->nregions && !rc; i++) {
+		const sbx_keyviz_region *x = &r->regions[i];
+		int k = 0;
+		while (k < r->key_buckets &&
+		       sbx_bytes_cmp(st[k].data, st[k].len, x->start,
+				     x->start_len) < 0)
+			k++;
+		pos[(*n)++] = k;
+	}
+	for (int k = 0; st && k < r->key_buckets; k++)
+		sbx_buf_free(&st[k]);
+	free(st);
+	if (rc) {
+		free(pos);
+		*n = 0;
+		return rc;
+	}
+	*out = pos;
+	return SBX_OK;
+}
+
+/* The SVG body (no XML declaration) so HTML can inline it: the result as
+ * a heat grid, drawn by the one renderer. */
+static int svg_body(sbx_buf *b, const sbx_keyviz_result *r, const char *id)
+{
+	size_t K = (size_t)r->key_buckets, T = (size_t)r->time_buckets;
+	double *vals = sbx_calloc(K * T > 0 ? K * T : 1, sizeof *vals);
+	char **ranges = sbx_calloc(K ? K : 1, sizeof *ranges);
+	double *bounds = NULL;
+	size_t nb = 0;
+	int rc = vals && ranges ? SBX_OK : SBX_ENOMEM_SET();
+	for (size_t i = 0; i < K * T && !rc; i++)
+		vals[i] = (double)r->heat[i];
+	for (size_t k = 0; k < K && !rc; k++) {
+		sbx_buf t = {0};
+		rc = sbx_buf_printf(&t, "[%s, %s)",
+				    *r->bucket_starts[k] ? r->bucket_starts[k]
+							 : "(start)",
+				    k + 1 < K ? r->bucket_starts[k + 1]
+					      : "(end)");
+		rc = rc ? rc : sbx_buf_push(&t, 0);
+		ranges[k] = (char *)t.data;
+		if (rc)
+			sbx_buf_free(&t), ranges[k] = NULL;
+	}
+	rc = rc ? rc : region_rows(&bounds, &nb, r);
+	sbx_hotspot v;
+	result_verdict(&v, r);
+	char span[32], unit[64], title[160];
+	fmt_span(span, sizeof span, r->bucket_ms > 0 ? r->bucket_ms : 1);
+	snprintf(unit, sizeof unit, "requests per %s column", span);
+	snprintf(title, sizeof title, "%s  (%zu regions, %llu splits)",
+		 r->design, r->nregions, (unsigned long long)r->splits);
+	sbx_heatgrid g = {
+	    .title = title,
+	    .subtitle = r->design_text,
+	    .rows = K,
+	    .cols = T,
+	    .labels = (const char *const *)r->labels,
+	    .ranges = (const char *const *)ranges,
+	    .values = vals,
+	    .unit = unit,
+	    .time_title = "time (simulated)",
+	    .start_ms = r->start_ms,
+	    .column_ms = r->bucket_ms,
+	    .boundaries = bounds,
+	    .nboundaries = nb,
+	    .server_load = r->server_load,
+	    .servers = r->servers,
+	    .server_unit = "requests",
+	    .verdict = &v,
+	};
+	rc = rc ? rc : sbx_heatgrid_svg(b, &g, id);
+	for (size_t k = 0; ranges && k < K; k++)
+		free(ranges[k]);
+	free(ranges);
+	free(vals);
+	free(bounds);
 	return rc;
 }
 

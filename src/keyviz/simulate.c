@@ -14,6 +14,7 @@
 #include "common/bytes.h"
 #include "common/error.h"
 #include "placement/placement.h"
+#include "saltbox/hotspot.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,7 +26,10 @@ enum {
 	REGIONS_PER_SERVER_LIMIT = 1000, /* hbase.regionserver.regionSplitLimit */
 	CELL_OVERHEAD = 24,    /* KeyValue framing + family/qualifier + ts */
 	PROGRESS_EVERY = 65536,
-	LABEL_MAX = 16,
+	/* The run is cut into PERIODS equal slices of its operations: the
+	 * balancer runs once per slice and the hotspot verdict is computed
+	 * per slice, so neither depends on --time-buckets (the display). */
+	PERIODS = 60,
 };
 
 typedef struct region {
@@ -53,6 +57,8 @@ typedef struct sim {
 	size_t nbounds;
 	uint64_t rng;
 	int t;               /* current time bucket */
+	int period;          /* current slice of the run (PERIODS) */
+	uint64_t *vload;     /* [period * S + server] requests, verdict */
 	sbx_keyviz_result *res;
 	sbx_keycond *conds;
 } sim;
@@ -257,6 +263,7 @@ static void count(sim *s, region *r, int bucket, bool read)
 	r->window++;
 	r->load[s->t]++;
 	s->res->server_load[(size_t)s->t * s->S + r->server]++;
+	s->vload[(size_t)s->period * s->S + r->server]++;
 	s->res->heat[(size_t)bucket * s->T + s->t]++;
 	s->res->requests++;
 }
@@ -361,14 +368,6 @@ static int buf_qsort_cmp(const void *a, const void *b)
 	return sbx_bytes_cmp(x->data, x->len, y->data, y->len);
 }
 
-static size_t lcp(const sbx_buf *a, const sbx_buf *b)
-{
-	size_t n = a->len < b->len ? a->len : b->len, i = 0;
-	while (i < n && a->data[i] == b->data[i])
-		i++;
-	return i;
-}
-
 /* Equal-count key buckets from a sample of the keys the table will hold:
  * records spread evenly over the run for workloads, lines for traces. */
 static int make_bounds(sim *s)
@@ -435,36 +434,30 @@ static int make_bounds(sim *s)
 		if (!res->labels || !res->bucket_starts || !res->heat)
 			rc = SBX_ENOMEM_SET();
 	}
-	sbx_buf empty = {0};
+	/* labels: whole design fields, else escaped bytes of one width */
+	sbx_bytes *st = rc ? NULL : sbx_calloc((size_t)s->B, sizeof *st);
+	if (!rc && !st)
+		rc = SBX_ENOMEM_SET();
 	for (int b = 0; b < s->B && !rc; b++) {
-		const sbx_buf *st = b ? &s->bounds[b - 1] : got ? &keys[0] : &empty;
-		const sbx_buf *pv = b > 1 ? &s->bounds[b - 2] : b ? &keys[0] : NULL;
-		const sbx_buf *nx = b < (int)s->nbounds ? &s->bounds[b] : NULL;
-		size_t l = 1;
-		if (pv && lcp(pv, st) + 1 > l)
-			l = lcp(pv, st) + 1;
-		if (nx && lcp(st, nx) + 1 > l)
-			l = lcp(st, nx) + 1;
-		bool cut = l > LABEL_MAX;
-		if (cut)
-			l = LABEL_MAX;
-		if (l > st->len)
-			l = st->len;
-		sbx_buf t = {0};
-		rc = sbx_key_to_binary_string(&t, st->data, l);
-		if (!rc && cut)
-			rc = sbx_buf_append(&t, "...", 3);
-		if (!rc)
-			rc = sbx_buf_push(&t, 0);
-		res->labels[b] = (char *)t.data;
-		if (rc)
-			break;
+		const sbx_buf *k = b ? &s->bounds[b - 1] : got ? &keys[0] : NULL;
+		st[b] = k ? (sbx_bytes){k->data, k->len} : (sbx_bytes){NULL, 0};
 		sbx_buf full = {0};
-		rc = sbx_key_to_binary_string(&full, st->data, st->len);
+		rc = sbx_key_to_binary_string(&full, st[b].data, st[b].len);
 		if (!rc)
 			rc = sbx_buf_push(&full, 0);
 		res->bucket_starts[b] = (char *)full.data;
+		if (rc)
+			sbx_buf_free(&full), res->bucket_starts[b] = NULL;
 	}
+	char **labels = NULL;
+	if (!rc)
+		rc = sbx_key_labels(&labels, st, (size_t)s->B, s->d);
+	for (int b = 0; b < s->B && !rc; b++) {
+		res->labels[b] = labels[b];
+		labels[b] = NULL;
+	}
+	sbx_labels_free(labels, labels ? (size_t)s->B : 0);
+	free(st);
 	for (size_t i = 0; i < n; i++)
 		sbx_buf_free(&keys[i]);
 	free(keys);
@@ -539,30 +532,19 @@ static int presplit(sim *s)
 	return rc;
 }
 
-static void scores(sbx_keyviz_result *res)
+static void scores(sbx_keyviz_result *res, const uint64_t *vload)
 {
 	int S = res->servers;
-	double wsum = 0, score = 0, share = 0;
 	uint64_t *tot = sbx_calloc((size_t)S, sizeof *tot);
 	uint64_t all = 0;
-	for (int t = 0; t < res->time_buckets; t++) {
-		uint64_t sum = 0, mx = 0;
-		for (int s = 0; s < S; s++) {
-			uint64_t v = res->server_load[(size_t)t * S + s];
-			sum += v;
-			if (v > mx)
-				mx = v;
-			if (tot)
-				tot[s] += v;
-		}
-		if (!sum)
-			continue;
-		score += (double)mx / ((double)sum / S) * (double)sum;
-		share += (double)mx / (double)sum * (double)sum;
-		wsum += (double)sum;
-	}
-	res->score = wsum ? score / wsum : 0;
-	res->busiest_share = wsum ? share / wsum : 0;
+	for (int t = 0; tot && t < res->time_buckets; t++)
+		for (int s = 0; s < S; s++)
+			tot[s] += res->server_load[(size_t)t * S + s];
+	/* the verdict's score: per slice of the run, not per display column */
+	sbx_hotspot h;
+	sbx_hotspot_compute(&h, vload, PERIODS, S);
+	res->score = h.score;
+	res->busiest_share = h.busiest_share;
 	uint64_t mx = 0;
 	for (int s = 0; tot && s < S; s++) {
 		all += tot[s];
@@ -631,13 +613,14 @@ static int run(sim *s)
 	int last_balance = 0;
 	sbx_workload_op op;
 	while ((rc = sbx_workload_iter_next(it, &op)) == SBX_OK) {
-		int t = (int)(op.index * (uint64_t)s->T / ops);
-		if (t != s->t) {
-			s->t = t;
-			if (t - last_balance >= s->o->balance_every) {
+		s->t = (int)(op.index * (uint64_t)s->T / ops);
+		int p = (int)(op.index * (uint64_t)PERIODS / ops);
+		if (p != s->period) {
+			s->period = p;
+			if (p - last_balance >= s->o->balance_every) {
 				if ((rc = balance(s)))
 					break;
-				last_balance = t;
+				last_balance = p;
 			}
 		}
 		if (op.index == 0)
@@ -703,8 +686,9 @@ int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
 	s.nregions = sbx_calloc((size_t)s.S, sizeof *s.nregions);
 	s.window = sbx_calloc((size_t)s.S, sizeof *s.window);
 	s.conds = sbx_calloc(w->nscan_fields + 1, sizeof *s.conds);
+	s.vload = sbx_calloc((size_t)s.S * PERIODS, sizeof *s.vload);
 	int rc = SBX_OK;
-	if (!res || !s.nregions || !s.window || !s.conds)
+	if (!res || !s.nregions || !s.window || !s.conds || !s.vload)
 		rc = SBX_ENOMEM_SET();
 	if (!rc) {
 		res->servers = s.S;
@@ -735,7 +719,7 @@ int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
 	if (!rc)
 		rc = export_regions(&s);
 	if (!rc)
-		scores(res);
+		scores(res, s.vload);
 	for (size_t i = 0; i < s.n; i++)
 		region_free(s.r[i]);
 	free(s.r);
@@ -745,6 +729,7 @@ int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
 	free(s.nregions);
 	free(s.window);
 	free(s.conds);
+	free(s.vload);
 	if (rc) {
 		sbx_keyviz_result_free(res);
 		return rc;

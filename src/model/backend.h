@@ -133,6 +133,8 @@ struct sbx_db {
 	void *impl;
 	FILE *trace; /* the operation trace (src/table/trace.c), or NULL */
 	pthread_mutex_t trace_lock;
+	/* per-table key samplers (src/table/keysample.c), or NULL */
+	struct table_keysamples *keysamples;
 };
 
 /* The embedded engine's entry point (src/engine/db.c; its ops in backend.c). */

@@ -8,6 +8,7 @@
 
 #include "common/alloc.h"
 #include "common/buf.h"
+#include "saltbox/hotspot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,6 +316,18 @@ void h_cluster_status(rest_request *rq, rest_response *rs)
 	}
 	char load[32];
 	snprintf(load, sizeof load, "%.4f", (double)nregions / servers);
+	/* the one hotspot verdict (docs/hotspots.md) over each server's
+	 * requests since its regions opened (one interval) */
+	uint64_t *per = sbx_calloc((size_t)servers, sizeof *per);
+	sbx_hotspot verdict;
+	sbx_buf vtext = {0};
+	for (size_t i = 0; per && i < nregions; i++)
+		per[regions[i].server] += region_requests(&regions[i]);
+	sbx_hotspot_compute(&verdict, per, per ? 1 : 0, servers);
+	free(per);
+	if (sbx_hotspot_text(&vtext, &verdict, "server-") ||
+	    sbx_buf_push(&vtext, 0))
+		sbx_buf_free(&vtext);
 	sbx_buf *b = &rs->body;
 	rs->no_cache = true;
 	long long start = (long long)rq->srv->start_ms;
@@ -326,8 +339,11 @@ void h_cluster_status(rest_request *rq, rest_response *rs)
 		sbx_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
 				   "standalone=\"yes\"?><ClusterStatus "
 				   "averageLoad=\"%s\" regions=\"%zu\" "
-				   "requests=\"%llu\"><DeadNodes/><LiveNodes>",
-				load, nregions, total);
+				   "requests=\"%llu\" hotspot=\"%s\" "
+				   "hotspotScore=\"%.2f\"><DeadNodes/>"
+				   "<LiveNodes>",
+				load, nregions, total, verdict.word,
+				verdict.score);
 	} else {
 		sbx_buf_printf(b, "%d live servers, 0 dead servers, %s average "
 				   "load\n\n%d live servers\n",
@@ -375,12 +391,23 @@ void h_cluster_status(rest_request *rq, rest_response *rs)
 						       regions[i].name);
 		}
 	}
-	if (fmt == REST_FMT_JSON)
-		rest_buf_puts(b, "],\"DeadNodes\":[]}");
-	else if (fmt == REST_FMT_XML)
+	const char *vt = vtext.data ? (const char *)vtext.data : "";
+	if (fmt == REST_FMT_JSON) {
+		sbx_buf_printf(b, "],\"DeadNodes\":[],\"hotspot\":{\"level\":"
+				   "\"%s\",\"color\":\"%s\",\"score\":%.2f,"
+				   "\"busiest_share\":%.4f,"
+				   "\"busiest_server\":%d,\"text\":",
+				verdict.word, verdict.color, verdict.score,
+				verdict.busiest_share, verdict.busiest_server);
+		rest_json_string(b, vt, strlen(vt));
+		rest_buf_puts(b, "}}");
+	} else if (fmt == REST_FMT_XML) {
 		rest_buf_puts(b, "</LiveNodes></ClusterStatus>");
-	else
+	} else {
 		rest_buf_puts(b, "\n0 dead servers\n");
+		sbx_buf_printf(b, "\nhotspot %s\n", vt);
+	}
+	sbx_buf_free(&vtext);
 	for (size_t i = 0; i < nregions; i++)
 		free(regions[i].name);
 	free(regions);

@@ -15,6 +15,7 @@
  * are applied before their response is queued), then stop the pool.
  */
 #include "server/rest.h"
+#include "saltbox/hotspot.h"
 
 #include "common/alloc.h"
 #include "common/buf.h"
@@ -463,6 +464,9 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 	if (o)
 		srv->opts = *o;
 	srv->start_ms = rest_now_ms();
+	/* /ui's heatmap by key: sample every table's row keys (bounded:
+	 * docs/hotspots.md); a caller may have turned it on already */
+	(void)sbx_db_keysample(db, NULL); /* best effort */
 	int rc = rest_scanners_new(&srv->scanners);
 	if (!rc && (rc = rest_tables_new(&srv->tables)))
 		rest_scanners_free(srv->scanners);

@@ -7,20 +7,31 @@
  *   GET /ui/api/table/<t>/heatmap?buckets=N&metric=M
  *                                           per-region load over the last N
  *                                           time buckets, per-server totals,
- *                                           and which regions are hot
+ *                                           the hotspot verdict, and which
+ *                                           regions are hot
+ *   GET /ui/api/table/<t>/keyheat?buckets=N&metric=M&rows=R
+ *                                           the heatmap by key (SVG): R
+ *                                           equal-count key buckets of the
+ *                                           sampled keys, region boundaries,
+ *                                           drawn by sbx_heatgrid_svg, the
+ *                                           renderer `saltbox keyviz` uses
  *
- * Keys are printed as HBase prints them (Bytes.toStringBinary). A region is
+ * Keys are printed as HBase prints them (Bytes.toStringBinary). The
+ * verdict is sbx_hotspot_compute over the window's fixed-width buckets
+ * per modelled server (docs/hotspots.md), as everywhere else. A region is
  * "hot" when its load over the window is at least twice the mean region's
- * (a bright horizontal band in Key Visualizer terms); the busiest of those
- * is the table's "hottest". "score" and "busiest_share" are the hotspot
- * score of docs/hotspots.md (per bucket, busiest modelled server over the
- * mean one, weighted by load) so the page and `saltbox keyviz` agree.
- * Everything comes from the public region API.
+ * (a bright horizontal band in Key Visualizer terms), or when it is the
+ * busiest region and the verdict is "hot" (one region on one server: the
+ * sequential-key case); the busiest hot region is the table's "hottest".
+ * Everything comes from the public region and key-sampling API.
  */
 #include "server/ui.h"
 
+#include "saltbox/hotspot.h"
+
 #include "common/alloc.h"
 #include "common/buf.h"
+#include "common/error.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,9 +252,8 @@ typedef struct heat_view {
 	uint64_t max_cell, sum;
 	size_t hottest;	      /* index, or SIZE_MAX when nothing is hot */
 	double region_score;  /* busiest region / mean region over the window */
-	double score;	      /* busiest server / mean server per bucket,
-				 weighted by the bucket's load (as keyviz) */
-	double busiest_share; /* the busiest server's share, weighted alike */
+	sbx_hotspot verdict;  /* sbx_hotspot_compute over the buckets */
+	size_t busiest;	      /* the region with the most load */
 	int nservers;
 	uint64_t *server_totals;
 	size_t *server_regions;
@@ -256,34 +266,32 @@ static void heat_view_free(heat_view *v)
 	free(v->server_regions);
 }
 
-/* A region is hot when its load is at least twice the mean region's. */
+/* A region is hot when its load is at least twice the mean region's, or
+ * when it is the busiest and the verdict says hot. */
 static bool is_hot(const heat_view *v, size_t i, size_t n)
 {
-	return n > 1 && v->totals[i] > 0 && v->totals[i] * n >= 2 * v->sum;
+	if (!v->totals[i])
+		return false;
+	if (n > 1 && v->totals[i] * n >= 2 * v->sum)
+		return true;
+	return v->verdict.level == SBX_HOTSPOT_HOT && i == v->busiest;
 }
 
-/* Sum over the window's buckets of the busiest server's load in each:
- * divided by the total it is docs/hotspots.md's busiest share, and N times
- * that its hotspot score (busiest / mean server, weighted by load). */
-static uint64_t server_busiest_sum(const heat_view *v, const sbx_region_load *l,
-				   size_t n, uint64_t *per_server)
+/* Per bucket of the window, per modelled server: the load (the verdict's
+ * input, [k * nservers + s]). */
+static uint64_t *server_matrix(const heat_view *v, const sbx_region_load *l,
+			       size_t n)
 {
-	uint64_t sum = 0;
 	size_t nb = n ? l[0].nbuckets : 0;
-	for (size_t k = v->skip; k < nb; k++) {
-		memset(per_server, 0, (size_t)v->nservers * sizeof *per_server);
-		uint64_t busiest = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (l[i].server < 0)
-				continue;
-			uint64_t *s = &per_server[l[i].server];
-			*s += metric_value(&l[i].buckets[k], v->metric);
-			if (*s > busiest)
-				busiest = *s;
-		}
-		sum += busiest;
-	}
-	return sum;
+	uint64_t *m = sbx_calloc(v->shown ? v->shown * (size_t)v->nservers : 1,
+				 sizeof *m);
+	for (size_t k = v->skip; m && k < nb; k++)
+		for (size_t i = 0; i < n; i++)
+			if (l[i].server >= 0 && k < l[i].nbuckets)
+				m[(k - v->skip) * (size_t)v->nservers +
+				  (size_t)l[i].server] +=
+				    metric_value(&l[i].buckets[k], v->metric);
+	return m;
 }
 
 static int heat_view_compute(heat_view *v, const sbx_region_load *l, size_t n,
@@ -325,16 +333,35 @@ static int heat_view_compute(heat_view *v, const sbx_region_load *l, size_t n,
 	}
 	v->region_score =
 	    v->sum ? (double)max_total * (double)n / (double)v->sum : 0;
-	uint64_t *scratch = sbx_calloc((size_t)v->nservers, sizeof *scratch);
-	if (!scratch)
+	uint64_t *m = server_matrix(v, l, n);
+	if (!m)
 		return SBX_ENOMEM;
-	uint64_t busiest_sum = server_busiest_sum(v, l, n, scratch);
-	free(scratch);
-	v->busiest_share = v->sum ? (double)busiest_sum / (double)v->sum : 0;
-	v->score = v->busiest_share * v->nservers;
+	int rc = sbx_hotspot_compute(&v->verdict, m, v->shown, v->nservers);
+	free(m);
+	if (rc)
+		return rc;
+	v->busiest = v->hottest;
 	if (!max_total || !is_hot(v, v->hottest, n))
 		v->hottest = SIZE_MAX;
 	return SBX_OK;
+}
+
+/* The verdict as JSON: level word, colour, figures and the sentence. */
+static void j_verdict(json_out *j, const sbx_hotspot *h)
+{
+	sbx_buf t = {0};
+	if (!j->rc)
+		j->rc = sbx_hotspot_text(&t, h, "server-");
+	J_PRINTF(j,
+		 "{\"level\":\"%s\",\"color\":\"%s\",\"score\":%.2f,"
+		 "\"busiest_share\":%.4f,\"busiest_server\":%d,"
+		 "\"hot_from\":%.2f,\"text\":",
+		 h->word, h->color, h->score, h->busiest_share,
+		 h->busiest_server, sbx_hotspot_hot_score(h->servers));
+	if (!j->rc)
+		j->rc = rest_json_string(j->b, (const char *)t.data, t.len);
+	J_PRINTF(j, "}");
+	sbx_buf_free(&t);
 }
 
 static void j_heat_row(json_out *j, const heat_view *v,
@@ -366,11 +393,13 @@ static void j_heatmap(json_out *j, const heat_view *v, const char *table,
 		 ",\"metric\":\"%s\",\"bucket_ms\":%lld,\"buckets\":%zu,"
 		 "\"start_ms\":%lld,\"max\":%llu,\"total\":%llu,"
 		 "\"score\":%.2f,\"busiest_share\":%.2f,"
-		 "\"region_score\":%.2f,\"hottest\":",
+		 "\"region_score\":%.2f,\"verdict\":",
 		 metric_names[v->metric], (long long)v->bucket_ms, v->shown,
 		 (long long)first, (unsigned long long)v->max_cell,
-		 (unsigned long long)v->sum, v->score, v->busiest_share,
-		 v->region_score);
+		 (unsigned long long)v->sum, v->verdict.score,
+		 v->verdict.busiest_share, v->region_score);
+	j_verdict(j, &v->verdict);
+	J_PRINTF(j, ",\"hottest\":");
 	if (v->hottest == SIZE_MAX)
 		J_PRINTF(j, "null");
 	else
@@ -442,6 +471,221 @@ static void api_heatmap(rest_request *rq, rest_response *rs, const char *table)
 	ui_json_done(rs, &j);
 }
 
+/* ---- /ui/api/table/<t>/keyheat -------------------------------------------- */
+
+#define UI_DEFAULT_KEY_ROWS 32
+#define UI_MAX_KEY_ROWS 256
+
+typedef struct key_view {
+	sbx_keyheat *h;
+	char **labels;
+	char **ranges;
+	double *values;
+	double *bounds;
+	size_t nbounds;
+	uint64_t *server_load;
+	int nservers;
+	sbx_hotspot verdict;
+} key_view;
+
+/* Byte order of row keys (the server sees only the public API). */
+static int key_cmp(const void *a, size_t alen, const void *b,
+			     size_t blen)
+{
+	size_t n = alen < blen ? alen : blen;
+	int c = n ? memcmp(a, b, n) : 0;
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
+static void key_view_free(key_view *k)
+{
+	if (k->h) {
+		sbx_labels_free(k->labels, k->h->rows);
+		for (size_t i = 0; k->ranges && i < k->h->rows; i++)
+			free(k->ranges[i]);
+	}
+	free(k->ranges);
+	free(k->values);
+	free(k->bounds);
+	free(k->server_load);
+	sbx_keyheat_free(k->h);
+}
+
+static char *key_text(const void *key, size_t len)
+{
+	sbx_buf t = {0};
+	if (!len)
+		return NULL;
+	if (sbx_key_to_binary_string(&t, key, len) || sbx_buf_push(&t, 0)) {
+		sbx_buf_free(&t);
+		return NULL;
+	}
+	return (char *)t.data;
+}
+
+/* Hover text of each key bucket, its values in the metric, and the
+ * region boundaries as row positions (the first bucket starting at or
+ * after each region's start key). */
+static int key_view_build(key_view *k, ui_metric metric,
+			  const sbx_region_info *r, size_t nr)
+{
+	sbx_keyheat *h = k->h;
+	int rc = sbx_key_labels(&k->labels, h->starts, h->rows, NULL);
+	if (rc)
+		return rc;
+	k->ranges = sbx_calloc(h->rows, sizeof *k->ranges);
+	k->values = sbx_calloc(h->rows * h->cols, sizeof *k->values);
+	k->bounds = sbx_calloc(nr ? nr : 1, sizeof *k->bounds);
+	if (!k->ranges || !k->values || !k->bounds)
+		return SBX_ENOMEM_SET();
+	for (size_t i = 0; i < h->rows; i++) {
+		char *a = key_text(h->starts[i].data, h->starts[i].len);
+		char *b = i + 1 < h->rows ? key_text(h->starts[i + 1].data,
+						     h->starts[i + 1].len)
+					  : NULL;
+		sbx_buf t = {0};
+		rc = sbx_buf_printf(&t, "keys [%s, %s)", a ? a : "(start)",
+				    b ? b : "(end)");
+		free(a);
+		free(b);
+		rc = rc ? rc : sbx_buf_push(&t, 0);
+		if (rc) {
+			sbx_buf_free(&t);
+			return rc;
+		}
+		k->ranges[i] = (char *)t.data;
+	}
+	for (size_t i = 0; i < h->rows * h->cols; i++) {
+		double v;
+		switch (metric) {
+		case METRIC_READS: v = h->reads[i]; break;
+		case METRIC_WRITES: v = h->writes[i]; break;
+		case METRIC_BYTES:
+		case METRIC_READ_BYTES:
+		case METRIC_WRITE_BYTES: v = h->bytes[i]; break;
+		default: v = h->reads[i] + h->writes[i];
+		}
+		k->values[i] = v;
+	}
+	for (size_t j = 1; j < nr; j++) {
+		size_t row = 0;
+		while (row < h->rows &&
+		       key_cmp(h->starts[row].data, h->starts[row].len,
+					 r[j].start_key, r[j].start_len) < 0)
+			row++;
+		k->bounds[k->nbounds++] = (double)row;
+	}
+	return SBX_OK;
+}
+
+static bool parse_key_args(rest_request *rq, rest_response *rs, size_t *rows)
+{
+	char err[REST_ERR_LEN];
+	int64_t r = UI_DEFAULT_KEY_ROWS;
+	if (rest_query_int64(rq, "rows", &r, err)) {
+		ui_json_error(rs, 400, "%s", err);
+		return false;
+	}
+	if (r < 1 || r > UI_MAX_KEY_ROWS) {
+		ui_json_error(rs, 400, "rows must be between 1 and %d",
+			      UI_MAX_KEY_ROWS);
+		return false;
+	}
+	*rows = (size_t)r;
+	return true;
+}
+
+static void api_keyheat(rest_request *rq, rest_response *rs, const char *table)
+{
+	heat_view v = {0};
+	size_t rows;
+	if (!parse_heat_args(rq, rs, &v.shown, &v.metric) ||
+	    !parse_key_args(rq, rs, &rows))
+		return;
+	sbx_db *db = rq->srv->db;
+	sbx_keysampler_opts ko;
+	sbx_keysampler_opts_init(&ko);
+	size_t cols = v.shown < 2 ? 2 : v.shown;
+	if (cols > (size_t)ko.columns)
+		cols = (size_t)ko.columns;
+	sbx_region_load *l = NULL;
+	sbx_region_info *ri = NULL;
+	size_t n = 0, nr = 0;
+	key_view k = {0};
+	int rc = sbx_table_load(&l, &n, db, table, cols);
+	if (!rc)
+		rc = sbx_table_regions(&ri, &nr, db, table);
+	if (rc) {
+		sbx_region_loads_free(l, n);
+		return ui_lib_error(rs, rc, table);
+	}
+	rc = heat_view_compute(&v, l, n, cols, sbx_db_region_servers(db));
+	if (!rc)
+		rc = sbx_table_keyheat(&k.h, db, table, cols, rows);
+	if (!rc)
+		rc = key_view_build(&k, v.metric, ri, nr);
+	/* the per-server strip only when its buckets are the key columns */
+	if (!rc && v.bucket_ms == k.h->column_ms) {
+		k.server_load = server_matrix(&v, l, n);
+		if (!k.server_load)
+			rc = SBX_ENOMEM_SET();
+	}
+	if (!rc) {
+		char unit[64], title[300];
+		snprintf(unit, sizeof unit, "%s per %lld ms column",
+			 v.metric >= METRIC_BYTES ? "bytes"
+						  : metric_names[v.metric],
+			 (long long)k.h->column_ms);
+		if (k.h->column_ms % 1000 == 0)
+			snprintf(unit, sizeof unit, "%s per %lld s column",
+				 v.metric >= METRIC_BYTES
+				     ? "bytes"
+				     : metric_names[v.metric],
+				 (long long)(k.h->column_ms / 1000));
+		snprintf(title, sizeof title,
+			 "%.200s: %s by key, %zu key buckets of %zu sampled "
+			 "keys, %zu region%s",
+			 table, metric_names[v.metric], k.h->rows,
+			 k.h->distinct, nr, nr == 1 ? "" : "s");
+		sbx_heatgrid g = {
+		    .title = title,
+		    .rows = k.h->rows,
+		    .cols = k.h->cols,
+		    .labels = (const char *const *)k.labels,
+		    .ranges = (const char *const *)k.ranges,
+		    .values = k.values,
+		    .reads = k.h->reads,
+		    .writes = k.h->writes,
+		    .bytes = k.h->bytes,
+		    .unit = unit,
+		    .time_title = "time",
+		    .start_ms = k.h->start_ms,
+		    .column_ms = k.h->column_ms,
+		    .live = true,
+		    .boundaries = k.bounds,
+		    .nboundaries = k.nbounds,
+		    .server_load = k.server_load,
+		    .servers = v.nservers,
+		    .server_unit = metric_names[v.metric],
+		    .verdict = &v.verdict,
+		    .server_prefix = "server-",
+		};
+		rc = sbx_heatgrid_svg(&rs->body, &g, "keyheat-svg");
+	}
+	key_view_free(&k);
+	heat_view_free(&v);
+	sbx_region_loads_free(l, n);
+	sbx_region_infos_free(ri, nr);
+	if (rc == SBX_ENOMEM)
+		return ui_json_error(rs, 503, "out of memory building the "
+					      "reply");
+	if (rc)
+		return ui_lib_error(rs, rc, table);
+	rs->status = 200;
+	rs->content_type = "image/svg+xml";
+	rs->no_cache = true;
+}
+
 /* ---- routing ------------------------------------------------------------- */
 
 static const ui_asset *find_asset(const char *name)
@@ -494,9 +738,12 @@ static void api_table(rest_request *rq, rest_response *rs, const char *sub)
 		api_regions(rq, rs, table);
 	else if (!strcmp(what, "heatmap"))
 		api_heatmap(rq, rs, table);
+	else if (!strcmp(what, "keyheat"))
+		api_keyheat(rq, rs, table);
 	else
 		ui_json_error(
-		    rs, 404, "no such view '%.64s' (regions or heatmap)", what);
+		    rs, 404, "no such view '%.64s' (regions, heatmap or "
+			"keyheat)", what);
 	sbx_buf_free(&name);
 }
 

@@ -12,6 +12,7 @@
 #include "saltbox/filter.h"
 #include "saltbox/regions.h"
 #include "table/dispatch.h"
+#include "table/keysample.h"
 #include "table/trace.h"
 
 #include <stdlib.h>
@@ -21,6 +22,7 @@ struct sbx_table {
 	sbx_db *db;
 	void *impl;
 	char *name;
+	sbx_keysampler *ks; /* the table's key sampler, or NULL */
 };
 
 /* The one answer for a capability a backend leaves out (model/backend.h). */
@@ -107,6 +109,7 @@ void sbx_db_close(sbx_db *db)
 	if (!db)
 		return;
 	table_trace_close(db);
+	table_keysamples_free(db);
 	db->ops->close(db->impl);
 	free(db);
 }
@@ -395,6 +398,7 @@ int sbx_table_open(sbx_table **out, sbx_db *db, const char *name)
 		return rc;
 	}
 	t->db = db;
+	t->ks = table_keysampler(db, name);
 	*out = t;
 	return SBX_OK;
 }
@@ -426,8 +430,11 @@ int sbx_table_mutate(sbx_result **out_result, sbx_table *t,
 	if (!m || m->nops == 0)
 		return sbx_error_set(SBX_EINVAL, "mutation has no operations");
 	int rc = t->db->ops->mutate(t->impl, m, out_result);
-	if (!rc)
+	if (!rc) {
 		table_trace_op(t->db, "put", mut_row(m), m->row_len);
+		table_keysample(t->ks, true, mut_row(m), m->row_len,
+				m->arena.len);
+	}
 	return rc;
 }
 
@@ -444,7 +451,7 @@ int sbx_table_batch(int *statuses, sbx_table *t, sbx_mutation *const *ms,
 					     "batch item %zu has no operations",
 					     i);
 		}
-	if (!t->db->trace)
+	if (!t->db->trace && !t->ks)
 		return t->db->ops->batch(t->impl, ms, n, statuses);
 	/* the trace names the writes that succeeded */
 	int *st = statuses ? statuses : sbx_calloc(n ? n : 1, sizeof *st);
@@ -452,9 +459,12 @@ int sbx_table_batch(int *statuses, sbx_table *t, sbx_mutation *const *ms,
 		return SBX_ENOMEM_SET();
 	int rc = t->db->ops->batch(t->impl, ms, n, st);
 	for (size_t i = 0; i < n; i++)
-		if (!st[i])
+		if (!st[i]) {
 			table_trace_op(t->db, "put", mut_row(ms[i]),
 				       ms[i]->row_len);
+			table_keysample(t->ks, true, mut_row(ms[i]),
+					ms[i]->row_len, ms[i]->arena.len);
+		}
 	if (st != statuses)
 		free(st);
 	return rc;
@@ -486,8 +496,10 @@ int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
 				     (int)check->op);
 	rc = t->db->ops->check_and_mutate(t->impl, check, m, succeeded,
 					  out_result);
-	if (!rc && *succeeded)
+	if (!rc && *succeeded) {
 		table_trace_op(t->db, "put", row, row_len);
+		table_keysample(t->ks, true, row, row_len, m->arena.len);
+	}
 	return rc;
 }
 
@@ -600,6 +612,8 @@ int sbx_table_get(sbx_result **out, sbx_table *t, const void *row,
 		return rc;
 	rc = t->db->ops->get(out, t->impl, row, row_len, opts);
 	table_trace_op(t->db, "get", row, row_len);
+	table_keysample(t->ks, false, row, row_len,
+			!rc && *out ? (*out)->arena.len : 0);
 	return rc;
 }
 
@@ -626,6 +640,7 @@ int sbx_table_get_many(sbx_result **out, sbx_table *t,
 struct sbx_scanner {
 	const sbx_scanner_ops *ops;
 	void *state;
+	sbx_keysampler *ks; /* every row returned is a read of it */
 };
 
 int sbx_scanner_new(sbx_scanner **out, const sbx_scanner_ops *ops,
@@ -640,6 +655,7 @@ int sbx_scanner_new(sbx_scanner **out, const sbx_scanner_ops *ops,
 	}
 	s->ops = ops;
 	s->state = state;
+	s->ks = NULL;
 	*out = s;
 	return SBX_OK;
 }
@@ -661,14 +677,21 @@ int sbx_scanner_open(sbx_scanner **out, sbx_table *t, const sbx_scan_opts *opts)
 	if (rc)
 		return rc;
 	table_trace_op(t->db, "scan", opts->start_row, opts->start_row_len);
-	return sbx_scanner_new(out, &t->db->ops->scanner, impl);
+	rc = sbx_scanner_new(out, &t->db->ops->scanner, impl);
+	if (!rc)
+		(*out)->ks = t->ks;
+	return rc;
 }
 
 int sbx_scanner_next(sbx_scanner *s, sbx_result **out)
 {
 	assert(s && out);
 	*out = NULL;
-	return s->ops->next(s->state, out);
+	int rc = s->ops->next(s->state, out);
+	if (rc == SBX_OK && *out)
+		table_keysample(s->ks, false, (*out)->arena.data,
+				(*out)->row_len, (*out)->arena.len);
+	return rc;
 }
 
 void sbx_scanner_close(sbx_scanner *s)

@@ -28,7 +28,8 @@ test('cluster version and status', async () => {
 	assert.match(v, /^(Unknown)|(\d[\d.]+)/);
 	const s = await call(client, 'status_cluster');
 	assert.deepStrictEqual(Object.keys(s).sort(),
-		['DeadNodes', 'LiveNodes', 'averageLoad', 'regions', 'requests']);
+		['DeadNodes', 'LiveNodes', 'averageLoad', 'hotspot', 'regions',
+		 'requests']);
 });
 
 test('table create, exists, schema, regions, list', async () => {

@@ -1,11 +1,15 @@
 /*
  * ui.js - the /ui page: polls the JSON API of `saltbox serve` (src/server/ui.c)
- * about once a second and draws the table list, the Key Visualizer-style
- * heatmap (x = time buckets, y = regions in key order labelled by their start
- * key, colour = load relative to the brightest cell), per-server load bars
- * and the region table. Hot regions carry the class "hot" (the hottest also
+ * about once a second and draws the table list, the verdict banner (the
+ * server's sbx_hotspot_compute: words and colour as `saltbox keyviz`), the
+ * heatmap by key (an SVG the server draws with the renderer `saltbox keyviz`
+ * uses: equal-count buckets of the sampled keys, region boundaries, hover
+ * text), the heatmap by region (x = time buckets, y = regions in key order,
+ * colour = load relative to the brightest cell), per-server load bars and
+ * the region table. Hot regions carry the class "hot" (the hottest also
  * "hottest") in the heatmap and the region table. Text from the store is only
- * ever set through textContent / attributes, never parsed as HTML.
+ * ever set through textContent / attributes, never parsed as HTML; the key
+ * heatmap is parsed as SVG (image/svg+xml, the server escapes every key).
  */
 'use strict';
 
@@ -177,30 +181,50 @@ function renderHeatmap(h) {
        fmtSpan(h.bucket_ms) + ' bucket (brightest cell)'));
 }
 
+/* The banner says the server's verdict (docs/hotspots.md), in its words
+ * and colour: hot (red), uneven (amber), even (green), idle. */
 function renderBanner(h) {
   const b = $('hot-banner');
+  const v = h.verdict;
   const span = fmtSpan(h.buckets * h.bucket_ms);
+  b.className = v.level;
+  b.setAttribute('data-verdict', v.level);
+  b.style.borderLeftColor = v.color;
+  const word = el('span', { class: 'verdict-word' }, v.level);
+  word.style.color = v.color;
+  if (v.level === 'idle') {
+    b.removeAttribute('data-start-key');
+    b.replaceChildren(word, document.createTextNode(
+      ': no ' + h.metric + ' in the last ' + span + '.'));
+    return;
+  }
+  let lead;
   if (h.hottest !== null) {
     const row = h.rows[h.hottest];
     const share = h.total ? Math.round(100 * row.total / h.total) : 0;
-    b.className = 'hot';
     b.setAttribute('data-start-key', row.start_key);
-    b.textContent = 'Hot region ' + rangeText(row) + ' on ' + row.server + ': ' +
-      share + '% of ' + h.metric + ' in the last ' + span + '. ' + scoreText(h);
+    lead = ' \u2014 hot region ' + rangeText(row) + ' on ' + row.server + ': ' +
+      share + '% of ' + h.metric + ' in the last ' + span + '. ';
   } else {
-    b.className = '';
     b.removeAttribute('data-start-key');
-    b.textContent = h.total
-      ? 'No hot region: load is spread over the key space. ' + scoreText(h)
-      : 'No ' + h.metric + ' in the last ' + span + '.';
+    lead = v.level === 'even'
+      ? ' \u2014 no hot region: load is spread over the servers. '
+      : ' \u2014 one server is busier than the rest. ';
   }
+  b.replaceChildren(word, document.createTextNode(lead + v.text + '.'));
 }
 
-/* docs/hotspots.md's score: 1 = even, N = one of N servers does everything. */
-function scoreText(h) {
-  return 'Hotspot score ' + h.score.toFixed(1) + ' of ' + h.servers.length +
-    ' (busiest server / mean server; busiest share ' +
-    Math.round(100 * h.busiest_share) + '%).';
+/* The heatmap by key: the server's SVG, parsed as SVG and adopted. */
+async function renderKeyHeat() {
+  const r = await fetch(api(state.table, 'keyheat') + '?buckets=' +
+    Math.min(state.buckets, 600) + '&metric=' + state.metric + '&rows=32',
+    { cache: 'no-store' });
+  const text = await r.text();
+  if (!r.ok) throw new Error(text);
+  const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+  const root = doc.documentElement;
+  if (root.nodeName !== 'svg') throw new Error('bad key heatmap');
+  $('keyheat').replaceChildren(document.importNode(root, true));
 }
 
 function renderServers(h) {
@@ -256,7 +280,8 @@ function renderRegions(r, h) {
     return tr;
   }));
   const meta = state.tables.find((t) => t.name === state.table);
-  $('table-meta').textContent = r.regions.length + ' regions on ' + r.servers +
+  $('table-meta').textContent = r.regions.length +
+    (r.regions.length === 1 ? ' region on ' : ' regions on ') + r.servers +
     ' modelled servers' + (meta ? ' \u00b7 families: ' + meta.families.join(', ') : '');
 }
 
@@ -285,6 +310,11 @@ async function refresh() {
   $('table-name').textContent = state.table;
   document.body.setAttribute('data-table', state.table);
   renderBanner(h);
+  try {
+    await renderKeyHeat();
+  } catch (e) { /* the rest of the page still refreshes */
+    $('keyheat').textContent = 'heatmap by key unavailable: ' + e.message;
+  }
   renderHeatmap(h);
   renderServers(h);
   renderRegions(r, h);
