@@ -974,7 +974,19 @@ static int trace_bound(parser *p, sbx_workload *w, const char *s, size_t ll,
 	b->at = w->ops;
 	b->merge = merge;
 	b->off = w->arena.len;
-	int rc = trace_key(p, w, s, ll, hex);
+	int rc;
+	if (hex) {
+		rc = trace_key(p, w, s, ll, hex);
+	} else { /* decoded now: operations' keys are when replayed */
+		sbx_buf k = {0};
+		rc = sbx_key_from_binary_string(&k, s, ll);
+		if (rc)
+			rc = perr(p, "bad key '%.*s' (write bytes as \\xHH)",
+				  (int)(ll > 40 ? 40 : ll), s);
+		else
+			rc = sbx_buf_append(&w->arena, k.data, k.len);
+		sbx_buf_free(&k);
+	}
 	if (rc)
 		return rc;
 	b->len = w->arena.len - b->off;

@@ -133,6 +133,7 @@ struct sbx_db {
 	void *impl;
 	FILE *trace; /* the operation trace (src/table/trace.c), or NULL */
 	pthread_mutex_t trace_lock;
+	struct table_trace_layout *trace_layout; /* trace.c's, under the lock */
 };
 
 /* The embedded engine's entry point (src/engine/db.c; its ops in backend.c). */
