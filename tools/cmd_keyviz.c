@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 #include "common/buf.h"
+#include "keyviz_report.h"
 #include "saltbox/keyviz.h"
 
 #include <errno.h>
@@ -745,6 +746,23 @@ static int write_outputs(const kv_opts *o, sbx_keyviz_result **res, int n)
 	return rc;
 }
 
+static int write_report(const kv_opts *o, sbx_keyviz_result **res,
+			const sbx_keydesign *const *designs, int n)
+{
+	char title[512];
+	snprintf(title, sizeof title, "Row-key report: %s",
+		 o->title ? o->title
+			  : *res[0]->workload ? res[0]->workload
+					      : res[0]->design);
+	const sbx_keydesign *none[2 * MAX_DESIGNS] = {0};
+	sbx_buf b = {0};
+	int rc = keyviz_report(&b, res, designs ? designs : none, n, title)
+		     ? fail("%s", "out of memory writing the report")
+		     : write_file(o->report, &b);
+	sbx_buf_free(&b);
+	return rc;
+}
+
 static int simulate_cmd(const kv_opts *o, bool compare)
 {
 	sbx_workload *w = NULL;
@@ -796,6 +814,8 @@ static int simulate_cmd(const kv_opts *o, bool compare)
 			print_summary(res[0]);
 	}
 	rc = write_outputs(o, res, nres);
+	if (!rc && o->report)
+		rc = write_report(o, res, d.n ? d.use : NULL, nres);
 out:
 	for (int i = 0; i < nres; i++)
 		sbx_keyviz_result_free(res[i]);
@@ -840,10 +860,13 @@ static int render_cmd(const kv_opts *o)
 		rc = fail("%s", "no results in the given files");
 	if (!rc && o->svg && n > 1)
 		rc = fail("%s", "--svg draws one result; use --svg-dir or --html");
-	if (!rc && !o->svg && !o->html && !o->svg_dir && !o->quiet)
+	if (!rc && !o->svg && !o->html && !o->svg_dir && !o->report &&
+	    !o->quiet)
 		print_table(res, n);
 	if (!rc)
 		rc = write_outputs(o, res, n);
+	if (!rc && o->report)
+		rc = write_report(o, res, NULL, n);
 	for (int i = 0; i < n; i++)
 		sbx_keyviz_result_free(res[i]);
 	return rc;
