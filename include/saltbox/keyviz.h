@@ -44,7 +44,11 @@ SBX_API int sbx_workload_parse(sbx_workload **out, const char *text, size_t len,
  * written as HBase prints it (`\xHH` escapes) or, with `hex`, as hex
  * digits. When the trace is replayed through a design, KEY is instead a
  * record: `field=value` pairs separated by spaces. Operations are spaced
- * at `rate_per_s` (<= 0: 1000/s). Errors: as sbx_workload_parse (an
+ * at `rate_per_s` (<= 0: 1000/s). Lines `region<TAB>KEY` and
+ * `split<TAB>KEY` (a region boundary appears) and `merge<TAB>KEY` (one
+ * goes), as sbx_db_trace writes them, are the store's real layout, not
+ * operations: sbx_workload_cluster_opts then chooses SBX_PRESPLIT_TRACE
+ * with splitting disabled. Errors: as sbx_workload_parse (an
  * unknown operation, an empty key, a NUL byte); keys themselves are
  * decoded, and rejected, by the iterator (SBX_EPARSE naming the line).
  */
