@@ -53,6 +53,14 @@ ok "two heatmaps" "$(grep -o '<svg ' "$R" | wc -l)" "2"
 # name, not a fetch)
 ok "external references" "$(grep -oE '(src|href)=|url\(|@import|<script|<link' "$R" | wc -l)" "0"
 ok "URLs" "$(grep -oE 'https?://[^" ]*' "$R" | sort -u | tr '\n' ' ')" "http://www.w3.org/2000/svg "
+# render draws the same report from saved results (the designs parsed
+# again from their text)
+"$SALTBOX" keyviz compare -w "$TMP/w.workload" -f "$TMP/d.design" \
+	--time-buckets 20 --key-buckets 16 -q --json "$TMP/r.json" &&
+	"$SALTBOX" keyviz render "$TMP/r.json" --report "$TMP/render.html" >>"$TMP/out.txt" 2>&1
+ok "render --report exit" "$?" "0"
+has "render byte layout" "$TMP/render.html" '<b>salt</b><br>salt(16, of=id)<br>@0<br>1 B scattered</div>'
+has "render lint" "$TMP/render.html" "[monotonic-leading-field]</b>"
 # no seed numbers in user-facing text
 ok "seed numbers" "$(grep -ciE 'seed [0-9]{3}' "$R")" "0"
 

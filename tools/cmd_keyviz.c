@@ -754,12 +754,25 @@ static int write_report(const kv_opts *o, sbx_keyviz_result **res,
 		 o->title ? o->title
 			  : *res[0]->workload ? res[0]->workload
 					      : res[0]->design);
-	const sbx_keydesign *none[2 * MAX_DESIGNS] = {0};
+	/* results read back from JSON carry their design's text: parse it
+	 * again for the byte layout and the lint findings */
+	sbx_keydesign *parsed[2 * MAX_DESIGNS] = {0};
+	const sbx_keydesign *use[2 * MAX_DESIGNS] = {0};
+	for (int i = 0; i < n; i++) {
+		const char *t = res[i]->design_text;
+		if (designs)
+			use[i] = designs[i];
+		else if (*t && !sbx_keydesign_parse(&parsed[i], t, strlen(t),
+						    NULL))
+			use[i] = parsed[i];
+	}
 	sbx_buf b = {0};
-	int rc = keyviz_report(&b, res, designs ? designs : none, n, title)
+	int rc = keyviz_report(&b, res, use, n, title)
 		     ? fail("%s", "out of memory writing the report")
 		     : write_file(o->report, &b);
 	sbx_buf_free(&b);
+	for (int i = 0; i < n; i++)
+		sbx_keydesign_free(parsed[i]);
 	return rc;
 }
 
