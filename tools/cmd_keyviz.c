@@ -747,7 +747,7 @@ static int write_outputs(const kv_opts *o, sbx_keyviz_result **res, int n)
 }
 
 static int write_report(const kv_opts *o, sbx_keyviz_result **res,
-			const sbx_keydesign *const *designs, int n)
+			const sbx_keydesign *const *given, int n)
 {
 	char title[512];
 	snprintf(title, sizeof title, "Row-key report: %s",
@@ -760,8 +760,8 @@ static int write_report(const kv_opts *o, sbx_keyviz_result **res,
 	const sbx_keydesign *use[2 * MAX_DESIGNS] = {0};
 	for (int i = 0; i < n; i++) {
 		const char *t = res[i]->design_text;
-		if (designs)
-			use[i] = designs[i];
+		if (given)
+			use[i] = given[i];
 		else if (*t && !sbx_keydesign_parse(&parsed[i], t, strlen(t),
 						    NULL))
 			use[i] = parsed[i];
