@@ -66,6 +66,27 @@ static char *slurp(const char *path, size_t *n)
 	return text;
 }
 
+/* The operation lines of a trace: without its layout lines (`region`,
+ * `split`, `merge`), which follow the backend's regions (Bigtable's
+ * emulator samples the rows it holds). */
+static const char *ops_only(const char *text)
+{
+	static char out[16384];
+	size_t o = 0;
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) + 1 : strlen(l);
+		if (strncmp(l, "region\t", 7) && strncmp(l, "split\t", 6) &&
+		    strncmp(l, "merge\t", 6) && o + len < sizeof out) {
+			memcpy(out + o, l, len);
+			o += len;
+		}
+		l += len;
+	}
+	out[o] = 0;
+	return out;
+}
+
 static void test_trace_on_any_backend(void)
 {
 	sbx_db *db = open_fresh("trace_any");
@@ -124,7 +145,7 @@ static void test_trace_on_any_backend(void)
 	CHECK_INT(sbx_db_trace(db, NULL), SBX_OK);
 	CHECK_INT(put1(t, "k3", "cf", "q", 1, "v"), SBX_OK);
 	size_t n;
-	CHECK_STR(slurp(path, &n),
+	CHECK_STR(ops_only(slurp(path, &n)),
 		  "put\tk1\nget\tk1\nput\tb1\nput\tb2\nput\tk1\nscan\tb\n");
 	sbx_table_close(t);
 	sbx_db_close(db);
@@ -136,6 +157,8 @@ static void test_trace_on_any_backend(void)
 static void test_trace_records_region_layout(void)
 {
 	SKIP_ON_REMOTE("REST creates no pre-split table");
+	SKIP_ON_BIGTABLE("the emulator's tablets are not the table's splits, "
+			 "and it splits no tablet on request");
 	sbx_db *db = open_fresh("trace_layout");
 	REQUIRE(db);
 	char path[4200];
