@@ -1,7 +1,8 @@
 /*
  * fuzz_workload.c - libFuzzer target for the keyviz workload and trace
  * parsers: any input either parses or fails with a message naming its
- * line; what parses is replayed (capped) through a small design.
+ * line; what parses is replayed (capped) through a small design; a
+ * trace with its region layout lines, and a modelled server failure.
  */
 #include "saltbox/keyviz.h"
 
@@ -43,10 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = sbx_trace_parse(&w, text, size, size & 1, 0, &line);
 	if (!rc) {
 		if (sbx_workload_ops(w) <= 2000) {
+			/* the trace's layout lines replayed, and a server
+			 * failure half way */
 			sbx_keyviz_opts o;
 			sbx_keyviz_opts_init(&o);
+			sbx_workload_cluster_opts(w, &o);
 			o.time_buckets = 3;
 			o.key_buckets = 5;
+			o.fail_at = (int)(size % 3);
 			sbx_keyviz_result *r;
 			if (!sbx_keyviz_simulate(&r, w, NULL, &o))
 				sbx_keyviz_result_free(r);

@@ -173,7 +173,8 @@ static void test_trace_errors_name_the_line(void)
 		  SBX_EPARSE);
 	CHECK_INT(line, 3);
 	CHECK_STR(sbx_errmsg(), "line 3: unknown operation 'del' before the "
-				"tab (put, get, scan)");
+				"tab (put, get, scan, region, split, "
+				"merge)");
 	t = "00ff\n0g\n";
 	CHECK_INT(sbx_trace_parse(&w, t, strlen(t), true, 0, &line),
 		  SBX_EPARSE);
@@ -362,10 +363,121 @@ static void test_svg_html_json(void)
 	sbx_keyviz_result_free(r);
 }
 
+static sbx_keyviz_result *run_opts(const char *wtext, const char *design,
+				   int fail_at)
+{
+	sbx_workload *w = parse_w(wtext);
+	sbx_keydesign *d = NULL;
+	sbx_keyparse_pos pos;
+	sbx_keyviz_result *r = NULL;
+	if (!w || sbx_keydesign_parse(&d, design, strlen(design), &pos)) {
+		sbx_workload_free(w);
+		return NULL;
+	}
+	sbx_keyviz_opts o;
+	sbx_keyviz_opts_init(&o);
+	sbx_workload_cluster_opts(w, &o);
+	o.time_buckets = 40;
+	o.fail_at = fail_at;
+	if (sbx_keyviz_simulate(&r, w, d, &o))
+		fprintf(stderr, "simulate: %s\n", sbx_errmsg());
+	sbx_keydesign_free(d);
+	sbx_workload_free(w);
+	return r;
+}
+
+/* The summary's per-region attribution adds up to the per-server load:
+ * requests count on the server that served the region at the time, not
+ * where the region ends up (a region moved by the balancer). */
+static void test_load_attributed_when_served(void)
+{
+	sbx_keyviz_result *r = run_opts(SEQ_WORKLOAD, "id:u64", 0);
+	REQUIRE(r);
+	uint64_t by_region[4] = {0}, by_server[4] = {0};
+	int moved = 0;
+	for (size_t i = 0; i < r->nregions; i++) {
+		const sbx_keyviz_region *x = &r->regions[i];
+		REQUIRE(x->served_by);
+		for (int t = 0; t < r->time_buckets; t++) {
+			if (x->load[t])
+				REQUIRE(x->served_by[t] >= 0 &&
+					x->served_by[t] < 4);
+			if (x->load[t]) {
+				by_region[x->served_by[t]] += x->load[t];
+				moved += x->served_by[t] != x->server;
+			}
+		}
+	}
+	for (int t = 0; t < r->time_buckets; t++)
+		for (int v = 0; v < 4; v++)
+			by_server[v] += r->server_load[(size_t)t * 4 + v];
+	for (int v = 0; v < 4; v++)
+		CHECK_INT(by_region[v], by_server[v]);
+	CHECK_INT(by_server[0] + by_server[1] + by_server[2] + by_server[3],
+		  40000);
+	/* the balancer moved regions after serving them: a region's end
+	 * server is not where its load was */
+	CHECK(moved > 0);
+	CHECK_INT(r->nfailed, 0);
+	CHECK_INT(r->unserved, 0);
+	sbx_keyviz_result_free(r);
+}
+
+/* The domino effect: the busiest server goes down at bucket 20 of 40.
+ * A sequential key's one hot region moves to the next server, which is
+ * over twice the pre-failure mean (500 requests a bucket) and falls at
+ * the next bucket, and so on until no server is left; a key salted over
+ * 16 buckets spreads the failed server's load and nothing else falls. */
+static void test_domino_effect(void)
+{
+	sbx_keyviz_result *r = run_opts(SEQ_WORKLOAD, "id:u64", 20);
+	REQUIRE(r);
+	CHECK_INT(r->fail_capacity, 500); /* 2 x 1000 requests / 4 servers */
+	CHECK_INT(r->nfailed, 4);
+	if (r->nfailed == 4) {
+		CHECK_INT(r->failed_server[0], 0);
+		CHECK_INT(r->failed_at[0], 20);
+		/* each time to the live server with the fewest regions, the
+		 * balancer running every 1/60 of the run (a period) */
+		CHECK_INT(r->failed_server[1], 2);
+		CHECK_INT(r->failed_at[1], 21);
+		CHECK_INT(r->failed_server[2], 3);
+		CHECK_INT(r->failed_at[2], 22);
+		CHECK_INT(r->failed_server[3], 1);
+		CHECK_INT(r->failed_at[3], 23);
+	}
+	/* buckets 23..39 (17 x 1000 requests) found no server */
+	CHECK_INT(r->unserved, 17000);
+	/* bucket 20: the whole load on server 2, none on the dead 0 */
+	CHECK_INT(r->server_load[20 * 4 + 0], 0);
+	CHECK_INT(r->server_load[20 * 4 + 2], 1000);
+	sbx_keyviz_result_free(r);
+
+	r = run_opts(SEQ_WORKLOAD "presplit salt\n",
+		     "salt(16, of=id) + id:u64", 20);
+	REQUIRE(r);
+	CHECK_INT(r->fail_capacity, 500);
+	CHECK_INT(r->nfailed, 1);
+	if (r->nfailed == 1) {
+		CHECK_INT(r->failed_server[0], 0);
+		CHECK_INT(r->failed_at[0], 20);
+	}
+	CHECK_INT(r->unserved, 0);
+	/* after the failure, the three live servers share every bucket and
+	 * none goes over its capacity */
+	for (int t = 20; t < 40; t++) {
+		CHECK_INT(r->server_load[(size_t)t * 4 + 0], 0);
+		for (int v = 1; v < 4; v++)
+			CHECK(r->server_load[(size_t)t * 4 + v] <= 500);
+	}
+	sbx_keyviz_result_free(r);
+}
+
 TEST_MAIN(T(test_monotonic_key_is_one_hot_server),
 	  T(test_salted_and_hashed_keys_spread),
 	  T(test_split_policy_disabled_and_prefix),
 	  T(test_workload_errors_name_the_line),
 	  T(test_trace_errors_name_the_line),
 	  T(test_heatmap_buckets_equal_count),
-	  T(test_generator_is_deterministic), T(test_svg_html_json))
+	  T(test_generator_is_deterministic), T(test_svg_html_json),
+	  T(test_load_attributed_when_served), T(test_domino_effect))

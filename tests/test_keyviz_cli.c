@@ -119,6 +119,47 @@ static void test_errors_name_the_line(void)
 	CHECK_INT(run(args), 0);
 	CHECK_OUT("design raw\n");
 	CHECK_OUT("3 (2 puts, 1 gets, 0 scans)");
+	/* a trace with the store's layout (serve --trace) replays it */
+	put_file(t, "region\tg\nregion\tp\nput\ta\nput\th\nsplit\tm\n"
+		    "put\tz\nput\tn\n");
+	snprintf(args, sizeof args, "keyviz simulate -t '%s' --servers 2", t);
+	CHECK_INT(run(args), 0);
+	CHECK_OUT("  regions  4 at the end (0 splits, ");
+	CHECK_OUT("  layout   the store's real regions from the trace: 2 "
+		  "boundaries at the start, 1 splits and 0 merges replayed\n");
+	/* g and p went round-robin to servers 1 and 0; m split off g's */
+	CHECK_OUT("    [m, p) 1: server 1 1 (now on server 1)\n");
+}
+
+/* The domino effect on the command line: the summary says who fell. */
+static void test_fail_server(void)
+{
+	const char *dir = test_dir("kvcli-fail");
+	mkdir(dir, 0755);
+	char w[4200], args[9000];
+	snprintf(w, sizeof w, "%s/seq.workload", dir);
+	put_file(w, "ops 40000\nrate 1000/s\nvalue 100\n"
+		    "field id sequence start=1\nservers 4\n"
+		    "region_size 256KB\n");
+	snprintf(args, sizeof args, "keyviz simulate -w '%s' -d 'id:u64' "
+		 "--time-buckets 40 --fail-server 50%%", w);
+	CHECK_INT(run(args), 0);
+	CHECK_OUT("  0       20000            87.0%  down at time bucket 20\n");
+	CHECK_OUT("  domino   capacity 500 requests per server per time "
+		  "bucket; down in turn: server 0 (bucket 20), server 2 "
+		  "(bucket 21), server 3 (bucket 22), server 1 (bucket 23)\n");
+	CHECK_OUT("every server fell in turn: the whole cluster is down "
+		  "(17000 requests found no server)");
+	snprintf(args, sizeof args, "keyviz simulate -w '%s' -d "
+		 "'salt(16, of=id) + id:u64' --presplit salt "
+		 "--time-buckets 40 --fail-server 20", w);
+	CHECK_INT(run(args), 0);
+	CHECK_OUT("down in turn: server 0 (bucket 20)\n"
+		  "           the next server did not fall");
+	snprintf(args, sizeof args, "keyviz simulate -w '%s' -d 'id:u64' "
+		 "--fail-server 60", w);
+	CHECK_INT(run(args), 2);
+	CHECK_OUT("--fail-server (time bucket) must be 1..59, not '60'");
 }
 
 static void test_regions_cli(void)
@@ -177,4 +218,5 @@ static void test_regions_cli(void)
 }
 
 TEST_MAIN(T(test_simulate_and_compare), T(test_errors_name_the_line),
+	  T(test_fail_server),
 	  T(test_regions_cli))

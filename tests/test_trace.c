@@ -54,7 +54,7 @@ static void test_trace_recorded_and_replayable(void)
 
 static char *slurp(const char *path, size_t *n)
 {
-	static char text[1024];
+	static char text[16384];
 	FILE *f = fopen(path, "rb");
 	*n = 0;
 	text[0] = 0;
@@ -64,6 +64,27 @@ static char *slurp(const char *path, size_t *n)
 	fclose(f);
 	text[*n] = 0;
 	return text;
+}
+
+/* The operation lines of a trace: without its layout lines (`region`,
+ * `split`, `merge`), which follow the backend's regions (Bigtable's
+ * emulator samples the rows it holds). */
+static const char *ops_only(const char *text)
+{
+	static char out[16384];
+	size_t o = 0;
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) + 1 : strlen(l);
+		if (strncmp(l, "region\t", 7) && strncmp(l, "split\t", 6) &&
+		    strncmp(l, "merge\t", 6) && o + len < sizeof out) {
+			memcpy(out + o, l, len);
+			o += len;
+		}
+		l += len;
+	}
+	out[o] = 0;
+	return out;
 }
 
 static void test_trace_on_any_backend(void)
@@ -124,10 +145,105 @@ static void test_trace_on_any_backend(void)
 	CHECK_INT(sbx_db_trace(db, NULL), SBX_OK);
 	CHECK_INT(put1(t, "k3", "cf", "q", 1, "v"), SBX_OK);
 	size_t n;
-	CHECK_STR(slurp(path, &n),
+	CHECK_STR(ops_only(slurp(path, &n)),
 		  "put\tk1\nget\tk1\nput\tb1\nput\tb2\nput\tk1\nscan\tb\n");
 	sbx_table_close(t);
 	sbx_db_close(db);
 }
 
-TEST_MAIN(T(test_trace_recorded_and_replayable), T(test_trace_on_any_backend))
+/* A table pre-split at known keys records its boundaries as `region`
+ * lines the first time the trace sees it, and a split made later as a
+ * `split` line at that point; keyviz replays that layout by default. */
+static void test_trace_records_region_layout(void)
+{
+	SKIP_ON_REMOTE("REST creates no pre-split table");
+	SKIP_ON_BIGTABLE("the emulator's tablets are not the table's splits, "
+			 "and it splits no tablet on request");
+	sbx_db *db = open_fresh("trace_layout");
+	REQUIRE(db);
+	char path[4200];
+	snprintf(path, sizeof path, "%s.trace",
+		 test_dir("trace_layout_file"));
+	unlink(path);
+	CHECK_INT(sbx_db_trace(db, path), SBX_OK);
+	sbx_family_desc f;
+	sbx_family_desc_init(&f, "cf");
+	sbx_bytes splits[] = {{(const uint8_t *)"g", 1},
+			      {(const uint8_t *)"p\x01", 2}};
+	CHECK_INT(sbx_table_create_presplit(db, "t", &f, 1, splits, 2),
+		  SBX_OK);
+	sbx_table *t;
+	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	REQUIRE(t);
+	CHECK_INT(put1(t, "a", "cf", "q", 1, "v"), SBX_OK);
+	CHECK_INT(put1(t, "h", "cf", "q", 1, "v"), SBX_OK);
+	CHECK_INT(sbx_table_split(db, "t", "m", 1), SBX_OK);
+	/* the split shows within TRACE_LAYOUT_EVERY (1024) operations */
+	for (int i = 0; i < 1024; i++)
+		CHECK_INT(put1(t, "z", "cf", "q", 1, "v"), SBX_OK);
+	sbx_table_close(t);
+	CHECK_INT(sbx_db_trace(db, NULL), SBX_OK);
+	sbx_db_close(db);
+
+	size_t n;
+	const char *text = slurp(path, &n);
+	CHECK(!strncmp(text, "region\tg\nregion\tp\\x01\nput\ta\nput\th\nput\tz\n",
+		       strlen("region\tg\nregion\tp\\x01\nput\ta\nput\th\n"
+			      "put\tz\n")));
+	/* 1024 operations on the table: the 1024th brings the split */
+	CHECK(strstr(text, "put\tz\nsplit\tm\nput\tz\n") != NULL);
+}
+
+/* The trace's layout replayed: the regions keyviz reports start at the
+ * table's real boundaries, with the split where it happened. */
+static void test_trace_layout_replayed(void)
+{
+	const char *text = "region\tg\nregion\tp\\x01\nput\ta\nput\th\n"
+			   "split\tm\nput\tz\nget\tn\n";
+	sbx_workload *w;
+	int line = 0;
+	REQUIRE(sbx_trace_parse(&w, text, strlen(text), false, 1000, &line) ==
+		SBX_OK);
+	CHECK_INT(sbx_workload_ops(w), 4);
+	sbx_keyviz_opts o;
+	sbx_keyviz_opts_init(&o);
+	sbx_workload_cluster_opts(w, &o);
+	CHECK_INT(o.presplit, SBX_PRESPLIT_TRACE);
+	CHECK_INT(o.policy.kind, SBX_SPLIT_DISABLED);
+	o.time_buckets = 5;
+	sbx_keyviz_result *r = NULL;
+	CHECK_INT(sbx_keyviz_simulate(&r, w, NULL, &o), SBX_OK);
+	REQUIRE(r);
+	CHECK_INT(r->nregions, 4);
+	CHECK_INT(r->layout_bounds, 2);
+	CHECK_INT(r->layout_splits, 1);
+	CHECK_INT(r->splits, 0);
+	const char *starts[] = {"", "g", "m", "p\x01"};
+	for (size_t i = 0; i < 4 && i < r->nregions; i++)
+		CHECK_MEM(r->regions[i].start, r->regions[i].start_len,
+			  starts[i]);
+	/* a: region 0; h: [g, p\x01) then [g, m); z: [p\x01, ); n: [m, p\x01) */
+	CHECK_INT(r->regions[0].writes, 1);
+	CHECK_INT(r->regions[1].writes, 1);
+	CHECK_INT(r->regions[2].reads, 1);
+	CHECK_INT(r->regions[3].writes, 1);
+	sbx_keyviz_result_free(r);
+	/* --presplit none models the splits instead: one region */
+	o.presplit = SBX_PRESPLIT_NONE;
+	CHECK_INT(sbx_keyviz_simulate(&r, w, NULL, &o), SBX_OK);
+	if (r)
+		CHECK_INT(r->nregions, 1);
+	sbx_keyviz_result_free(r);
+	sbx_workload_free(w);
+	/* a trace without layout cannot replay one */
+	REQUIRE(sbx_trace_parse(&w, "put\ta\n", 6, false, 1000, &line) ==
+		SBX_OK);
+	sbx_keyviz_opts_init(&o);
+	o.presplit = SBX_PRESPLIT_TRACE;
+	CHECK_INT(sbx_keyviz_simulate(&r, w, NULL, &o), SBX_EINVAL);
+	CHECK(strstr(sbx_errmsg(), "records no region layout") != NULL);
+	sbx_workload_free(w);
+}
+
+TEST_MAIN(T(test_trace_recorded_and_replayable), T(test_trace_on_any_backend),
+	  T(test_trace_records_region_layout), T(test_trace_layout_replayed))

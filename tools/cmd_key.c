@@ -39,7 +39,7 @@ static void key_usage(FILE *out)
 		"  encode FIELD=VALUE...   the row key of a record\n"
 		"  decode KEY              the fields of a row key (KEY as HBase prints\n"
 		"                          it, with \\xHH escapes; or hex with --hex)\n"
-		"  lint                    rule findings, each citing its seed section\n"
+		"  lint                    rule findings, each citing its source\n"
 		"  plan [COND...]          scan ranges; COND is FIELD=V, FIELD>=V,\n"
 		"                          FIELD>V, FIELD<V or FIELD<=V (one ranged\n"
 		"                          field after the '=' ones); one range per\n"

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "common/buf.h"
 #include "saltbox/hotspot.h"
+#include "keyviz_report.h"
 #include "saltbox/keyviz.h"
 
 #include <errno.h>
@@ -31,6 +32,7 @@ typedef struct kv_opts {
 	int nnames;
 	const char *svg, *html, *json, *svg_dir, *title;
 	const char *servers, *region_size, *policy, *presplit, *tb, *kb;
+	const char *fail, *headroom, *report;
 	char **args;
 	int nargs;
 } kv_opts;
@@ -71,7 +73,16 @@ static void usage(FILE *out)
 		"  --split-policy P        stepping, constant, increasing,\n"
 		"                          keyprefix:N, delimited:C, disabled\n"
 		"  --presplit SPEC         none, salt, hex:N, decimal:N, uniform:N,\n"
-		"                          keys:K1,K2,...\n"
+		"                          keys:K1,K2,..., trace (a trace from\n"
+		"                          `saltbox serve --trace` replays the\n"
+		"                          store's real regions and splits: the\n"
+		"                          default for such a trace)\n"
+		"  --fail-server AT        the domino effect: at time bucket AT\n"
+		"                          (or AT%% of the run) the busiest server\n"
+		"                          goes down, its regions are reassigned;\n"
+		"                          a server then over --headroom times the\n"
+		"                          mean load before the failure goes down\n"
+		"  --headroom X            a server's capacity over the mean (2)\n"
 		"  --time-buckets N        heatmap columns (60)\n"
 		"  --key-buckets N         heatmap rows, equal-count (64)\n"
 		"\n"
@@ -79,6 +90,9 @@ static void usage(FILE *out)
 		"  --svg FILE              heatmap as SVG (simulate, render)\n"
 		"  --svg-dir DIR           compare: DIR/<design>.svg each\n"
 		"  --html FILE             self-contained HTML page\n"
+		"  --report FILE           compare: one self-contained HTML report\n"
+		"                          to hand round (designs side by side,\n"
+		"                          verdicts, lint findings, key layouts)\n"
 		"  --json FILE             the full result (render reads it)\n"
 		"  --title TEXT            HTML page title\n"
 		"  -q, --quiet             no summary\n"
@@ -119,6 +133,9 @@ static const char **value_slot(kv_opts *o, const char *a)
 		{NULL, "--presplit", offsetof(kv_opts, presplit)},
 		{NULL, "--time-buckets", offsetof(kv_opts, tb)},
 		{NULL, "--key-buckets", offsetof(kv_opts, kb)},
+		{NULL, "--fail-server", offsetof(kv_opts, fail)},
+		{NULL, "--headroom", offsetof(kv_opts, headroom)},
+		{NULL, "--report", offsetof(kv_opts, report)},
 	};
 	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
 		if ((map[i].s && !strcmp(a, map[i].s)) || !strcmp(a, map[i].l))
@@ -329,6 +346,10 @@ static int parse_presplit(const char *s, sbx_keyviz_opts *o, owned_keys *keys)
 		o->presplit = SBX_PRESPLIT_SALT;
 		return 0;
 	}
+	if (!strcmp(s, "trace")) {
+		o->presplit = SBX_PRESPLIT_TRACE;
+		return 0;
+	}
 	const char *colon = strchr(s, ':');
 	if (!colon)
 		return fail("--presplit: none, salt, hex:N, decimal:N, "
@@ -431,6 +452,41 @@ static const char *verdict_of(const sbx_keyviz_result *r)
 	return out;
 }
 
+/* "server 1 212000, server 3 43378 (now on 3)": a region's requests
+ * by the server that served them at the time, busiest first. */
+static void region_servers(sbx_buf *out, const sbx_keyviz_result *r,
+			   const sbx_keyviz_region *x)
+{
+	uint64_t by[1024] = {0};
+	uint64_t none = 0;
+	for (int t = 0; x->load && t < r->time_buckets; t++) {
+		int v = x->served_by ? x->served_by[t] : x->server;
+		if (v >= 0 && v < r->servers && v < 1024)
+			by[v] += x->load[t];
+		else
+			none += x->load[t];
+	}
+	int shown = 0;
+	for (;;) {
+		int best = -1;
+		for (int v = 0; v < r->servers && v < 1024; v++)
+			if (by[v] && (best < 0 || by[v] > by[best]))
+				best = v;
+		if (best < 0)
+			break;
+		sbx_buf_printf(out, "%sserver %d %llu", shown++ ? ", " : "",
+			       best, (unsigned long long)by[best]);
+		by[best] = 0;
+	}
+	if (none)
+		sbx_buf_printf(out, "%sunserved %llu", shown++ ? ", " : "",
+			       (unsigned long long)none);
+	if (!shown)
+		sbx_buf_printf(out, "no requests");
+	sbx_buf_printf(out, " (now on server %d)", x->server);
+	sbx_buf_push(out, 0);
+}
+
 static void print_summary(const sbx_keyviz_result *r)
 {
 	printf("design %s\n", r->design);
@@ -461,16 +517,52 @@ static void print_summary(const sbx_keyviz_result *r)
 	uint64_t total = 0;
 	for (size_t i = 0; i < (size_t)r->servers * r->time_buckets; i++)
 		total += r->server_load[i];
-	printf("  server  requests      share  regions\n");
+	if (r->layout_bounds || r->layout_splits || r->layout_merges)
+		printf("  layout   the store's real regions from the trace: %zu "
+		       "boundaries at the start, %zu splits and %zu merges "
+		       "replayed\n",
+		       r->layout_bounds, r->layout_splits, r->layout_merges);
+	printf("  server  requests served  share  regions at the end\n");
 	for (int s = 0; s < r->servers; s++) {
 		uint64_t v = 0;
-		int n = 0;
+		int n = 0, down = -1;
 		for (int t = 0; t < r->time_buckets; t++)
 			v += r->server_load[(size_t)t * r->servers + s];
 		for (size_t i = 0; i < r->nregions; i++)
 			n += r->regions[i].server == s;
-		printf("  %-6d  %-12llu %5.1f%%  %d\n", s, (unsigned long long)v,
-		       total ? 100.0 * (double)v / (double)total : 0, n);
+		for (int i = 0; i < r->nfailed; i++)
+			if (r->failed_server[i] == s)
+				down = r->failed_at[i];
+		if (down >= 0)
+			printf("  %-6d  %-15llu %5.1f%%  down at time bucket %d\n",
+			       s, (unsigned long long)v,
+			       total ? 100.0 * (double)v / (double)total : 0,
+			       down);
+		else
+			printf("  %-6d  %-15llu %5.1f%%  %d\n", s,
+			       (unsigned long long)v,
+			       total ? 100.0 * (double)v / (double)total : 0, n);
+	}
+	if (r->nfailed) {
+		printf("  domino   capacity %llu requests per server per time "
+		       "bucket; down in turn:",
+		       (unsigned long long)r->fail_capacity);
+		for (int i = 0; i < r->nfailed; i++)
+			printf("%s server %d (bucket %d)", i ? "," : "",
+			       r->failed_server[i], r->failed_at[i]);
+		printf("\n           %s", r->nfailed == 1
+				      ? "the next server did not fall: the "
+					"load the failed one had spread over "
+					"the rest"
+				      : r->nfailed >= r->servers
+				      ? "every server fell in turn: the whole "
+					"cluster is down"
+				      : "the next server fell too: the hot "
+					"region moved with the load");
+		if (r->unserved)
+			printf(" (%llu requests found no server)",
+			       (unsigned long long)r->unserved);
+		printf("\n");
 	}
 	/* the hottest regions */
 	size_t order[5];
@@ -489,19 +581,23 @@ static void print_summary(const sbx_keyviz_result *r)
 		memmove(&order[at + 1], &order[at], (no - 1 - at) * sizeof *order);
 		order[at] = i;
 	}
-	printf("  hottest regions (requests since created):\n");
+	printf("  hottest regions (requests since created, by the server "
+	       "that served them then):\n");
 	for (size_t i = 0; i < no; i++) {
 		const sbx_keyviz_region *x = &r->regions[order[i]];
-		sbx_buf a = {0}, b = {0};
+		sbx_buf a = {0}, b = {0}, by = {0};
 		sbx_key_to_binary_string(&a, x->start, x->start_len);
 		sbx_key_to_binary_string(&b, x->end, x->end_len);
-		printf("    [%.*s%s, %.*s%s) server %d: %llu\n",
+		region_servers(&by, r, x);
+		printf("    [%.*s%s, %.*s%s) %llu: %s\n",
 		       (int)(a.len > 24 ? 24 : a.len), a.data ? (char *)a.data : "",
 		       a.len > 24 ? "..." : "", (int)(b.len > 24 ? 24 : b.len),
 		       b.data ? (char *)b.data : "", b.len > 24 ? "..." : "",
-		       x->server, (unsigned long long)(x->reads + x->writes));
+		       (unsigned long long)(x->reads + x->writes),
+		       by.data ? (char *)by.data : "");
 		sbx_buf_free(&a);
 		sbx_buf_free(&b);
+		sbx_buf_free(&by);
 	}
 }
 
@@ -626,6 +722,31 @@ static int cluster_opts(const kv_opts *o, const sbx_workload *w,
 	if (o->kb && parse_count("--key-buckets", o->kb, 1, 10000,
 				 &ko->key_buckets))
 		return 2;
+	if (o->fail) {
+		size_t fl = strlen(o->fail);
+		char at[32];
+		int pct = fl && o->fail[fl - 1] == '%';
+		snprintf(at, sizeof at, "%.*s", (int)(fl - (size_t)pct), o->fail);
+		int v;
+		if (parse_count(pct ? "--fail-server (percent of the run)"
+				    : "--fail-server (time bucket)",
+				at, 1, pct ? 99 : ko->time_buckets - 1, &v))
+			return 2;
+		ko->fail_at = pct ? (v * ko->time_buckets + 50) / 100 : v;
+		if (ko->fail_at < 1)
+			ko->fail_at = 1;
+	}
+	if (o->headroom) {
+		char *end;
+		ko->fail_headroom = strtod(o->headroom, &end);
+		if (*end || !(ko->fail_headroom >= 1 &&
+			      ko->fail_headroom <= 1000)) {
+			fprintf(stderr, "saltbox keyviz: --headroom must be a "
+					"number 1..1000, not '%s'\n",
+				o->headroom);
+			return 2;
+		}
+	}
 	return 0;
 }
 
@@ -669,6 +790,36 @@ static int write_outputs(const kv_opts *o, sbx_keyviz_result **res, int n)
 			rc = write_file(o->json, &b);
 	}
 	sbx_buf_free(&b);
+	return rc;
+}
+
+static int write_report(const kv_opts *o, sbx_keyviz_result **res,
+			const sbx_keydesign *const *given, int n)
+{
+	char title[512];
+	snprintf(title, sizeof title, "Row-key report: %s",
+		 o->title ? o->title
+			  : *res[0]->workload ? res[0]->workload
+					      : res[0]->design);
+	/* results read back from JSON carry their design's text: parse it
+	 * again for the byte layout and the lint findings */
+	sbx_keydesign *parsed[2 * MAX_DESIGNS] = {0};
+	const sbx_keydesign *use[2 * MAX_DESIGNS] = {0};
+	for (int i = 0; i < n; i++) {
+		const char *t = res[i]->design_text;
+		if (given)
+			use[i] = given[i];
+		else if (*t && !sbx_keydesign_parse(&parsed[i], t, strlen(t),
+						    NULL))
+			use[i] = parsed[i];
+	}
+	sbx_buf b = {0};
+	int rc = keyviz_report(&b, res, use, n, title)
+		     ? fail("%s", "out of memory writing the report")
+		     : write_file(o->report, &b);
+	sbx_buf_free(&b);
+	for (int i = 0; i < n; i++)
+		sbx_keydesign_free(parsed[i]);
 	return rc;
 }
 
@@ -723,6 +874,8 @@ static int simulate_cmd(const kv_opts *o, bool compare)
 			print_summary(res[0]);
 	}
 	rc = write_outputs(o, res, nres);
+	if (!rc && o->report)
+		rc = write_report(o, res, d.n ? d.use : NULL, nres);
 out:
 	for (int i = 0; i < nres; i++)
 		sbx_keyviz_result_free(res[i]);
@@ -767,10 +920,13 @@ static int render_cmd(const kv_opts *o)
 		rc = fail("%s", "no results in the given files");
 	if (!rc && o->svg && n > 1)
 		rc = fail("%s", "--svg draws one result; use --svg-dir or --html");
-	if (!rc && !o->svg && !o->html && !o->svg_dir && !o->quiet)
+	if (!rc && !o->svg && !o->html && !o->svg_dir && !o->report &&
+	    !o->quiet)
 		print_table(res, n);
 	if (!rc)
 		rc = write_outputs(o, res, n);
+	if (!rc && o->report)
+		rc = write_report(o, res, NULL, n);
 	for (int i = 0; i < n; i++)
 		sbx_keyviz_result_free(res[i]);
 	return rc;

@@ -30,7 +30,8 @@
 #include <time.h>
 
 static const char designs_text[] =
-    "# Seed 002's message keys, a salted variant, and a room-first key.\n"
+    "# The chat-message article's message keys, a salted variant, and a "
+    "room-first key.\n"
     "chat_time = date:str(6) + ':' + time:str(6) + ':' + message_id:dec\n"
     "chat_id   = message_id:dec mono + ':' + date:str(6) + ':' + "
     "time:str(6)\n"

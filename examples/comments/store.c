@@ -39,7 +39,8 @@ const char *const cm_design_names[CM_NTABLES] = {
 };
 
 const char cm_designs_text[] =
-    "# Seed 003 (Coupang product comments): the row key of each table.\n"
+    "# The article “[HBase 실습] Coupang” (Hyunjun Kim): the row key of each "
+    "table.\n"
     "user                 = user_id:str(max=10)\n"
     "seller               = seller_id:str(max=10)\n"
     "product              = product_id:str(max=10)\n"
@@ -49,7 +50,7 @@ const char cm_designs_text[] =
     "product_comment      = product_id:str(10) + 'c' + ts:rts64 + "
     "content_len:rlen32\n"
     "product_comment_rank = product_id:str(10) + 'r' + rank:u16\n"
-    "# Not in the seed: the rank batch's list of products with activity.\n"
+    "# Not in the article: the rank batch's list of products with activity.\n"
     "rank_pending         = product_id:str(10) + order_id:str(10)\n";
 
 static const char F[] = "d";

@@ -101,7 +101,12 @@ SBX_API int sbx_db_connect(sbx_db **out, const char *url);
  * scan, and every write that succeeded, appended to `path` as a line
  * `put|get|scan<TAB>KEY` (KEY as HBase prints bytes) that keyviz replays
  * (`saltbox keyviz simulate -t FILE`); sbx_db_options.trace_path does the
- * same for an embedded store from its open. A trace already open is
+ * same for an embedded store from its open. With the operations go each
+ * table's region boundaries where the backend lists regions: a line
+ * `region<TAB>KEY` per boundary the first time the trace sees the table,
+ * then `split<TAB>KEY` and `merge<TAB>KEY` for boundaries that appeared
+ * or went, looked for every 1024 operations on the table (the traced
+ * operation's error message is kept). A trace already open is
  * closed; NULL stops tracing. Lines are buffered and best effort: they
  * reach the file by sbx_db_close() at the latest. Call it while no other
  * thread uses db (the operations themselves may then run on any thread).

@@ -44,7 +44,11 @@ SBX_API int sbx_workload_parse(sbx_workload **out, const char *text, size_t len,
  * written as HBase prints it (`\xHH` escapes) or, with `hex`, as hex
  * digits. When the trace is replayed through a design, KEY is instead a
  * record: `field=value` pairs separated by spaces. Operations are spaced
- * at `rate_per_s` (<= 0: 1000/s). Errors: as sbx_workload_parse (an
+ * at `rate_per_s` (<= 0: 1000/s). Lines `region<TAB>KEY` and
+ * `split<TAB>KEY` (a region boundary appears) and `merge<TAB>KEY` (one
+ * goes), as sbx_db_trace writes them, are the store's real layout, not
+ * operations: sbx_workload_cluster_opts then chooses SBX_PRESPLIT_TRACE
+ * with splitting disabled. Errors: as sbx_workload_parse (an
  * unknown operation, an empty key, a NUL byte); keys themselves are
  * decoded, and rejected, by the iterator (SBX_EPARSE naming the line).
  */
@@ -110,6 +114,9 @@ typedef enum sbx_presplit_kind {
 	SBX_PRESPLIT_KEYS,  /* explicit split keys */
 	SBX_PRESPLIT_ALGO,  /* RegionSplitter algorithm with a region count */
 	SBX_PRESPLIT_SALT,  /* one region per salt bucket of the design */
+	SBX_PRESPLIT_TRACE, /* the layout a trace recorded (`region` and
+			       `split` lines): its boundaries at the start,
+			       its splits and merges where they happened */
 } sbx_presplit_kind;
 
 typedef struct sbx_keyviz_opts {
@@ -126,6 +133,17 @@ typedef struct sbx_keyviz_opts {
 	/* Called about every 64K operations; may be NULL. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
+	/* The domino effect: at the start of time bucket fail_at (0: never)
+	 * the server busiest in the bucket before goes down; its regions go
+	 * to the live servers with the fewest regions (HBase's crash
+	 * recovery assigns them round-robin), and the balancer then works
+	 * over the live servers only. From then on a live server whose
+	 * requests in a bucket exceed fail_headroom (default 2) times the
+	 * per-server mean of the bucket before the failure is overloaded
+	 * and goes down too, at the next bucket. With no server left the
+	 * requests are counted as unserved. */
+	int fail_at;
+	double fail_headroom;
 } sbx_keyviz_opts;
 
 /* Defaults as above. Cannot fail. */
@@ -147,6 +165,9 @@ typedef struct sbx_keyviz_region {
 	uint64_t reads, writes; /* requests since the region was born */
 	int born;           /* time bucket the region was created in */
 	uint64_t *load;     /* requests per time bucket [time_buckets] */
+	int *served_by;     /* the server that served those requests, per
+			       time bucket (-1: none); NULL when read back
+			       from JSON */
 } sbx_keyviz_region;
 
 /* What a simulation measured. Plain data, owned by the caller:
@@ -179,6 +200,16 @@ typedef struct sbx_keyviz_result {
 	 * requests; and the same over the whole run. */
 	double score, busiest_share;
 	double total_score, total_share;
+	/* The domino effect (sbx_keyviz_opts.fail_at): the servers that went
+	 * down in order, the time bucket each went down at, the capacity a
+	 * server had (requests per bucket), and the requests no server was
+	 * left to serve. nfailed 0 without a failure. */
+	int nfailed;
+	int *failed_server, *failed_at;
+	uint64_t fail_capacity, unserved;
+	/* A trace's recorded layout replayed (SBX_PRESPLIT_TRACE): region
+	 * boundaries at the start, and splits and merges during the run. */
+	size_t layout_bounds, layout_splits, layout_merges;
 } sbx_keyviz_result;
 
 /*

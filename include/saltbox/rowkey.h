@@ -347,7 +347,7 @@ typedef struct sbx_lint_finding {
 	const char *rule;     /* stable id, e.g. "monotonic-leading-field" */
 	sbx_lint_level level;
 	const char *message;  /* what is wrong in this design and what to do */
-	const char *cite;     /* the seed and section the rule comes from */
+	const char *cite;     /* where it comes from, by section or title */
 } sbx_lint_finding;
 
 /* Lint report: owned by the caller, free with sbx_keylint_free(). */

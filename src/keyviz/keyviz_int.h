@@ -41,6 +41,14 @@ typedef struct kv_field {
 	double zeta_n;        /* zipfian: precomputed zeta(n, theta) */
 } kv_field;
 
+/* A region boundary a trace recorded: it appears (`region` or `split`
+ * line) or goes (`merge`) before trace operation `at`. */
+typedef struct kv_trace_bound {
+	uint64_t at;
+	bool merge;
+	size_t off, len; /* in the arena */
+} kv_trace_bound;
+
 typedef struct kv_trace_op {
 	sbx_op_kind kind;
 	size_t off, len; /* in the arena */
@@ -75,6 +83,8 @@ struct sbx_workload {
 	size_t nsplit_keys;
 	/* traces */
 	kv_trace_op *trace;
+	kv_trace_bound *bounds; /* in trace order */
+	size_t nbounds;
 	sbx_buf arena;
 };
 

@@ -39,6 +39,7 @@ typedef struct region {
 	uint64_t size, next_check;
 	uint64_t reads, writes, window;
 	uint64_t *load;
+	int *served_by;
 	int nsample;
 	uint64_t seen;
 	sbx_buf sample[SAMPLE_CAP]; /* sorted */
@@ -59,6 +60,9 @@ typedef struct sim {
 	int t;               /* current time bucket */
 	int period;          /* current slice of the run (PERIODS) */
 	uint64_t *vload;     /* [period * S + server] requests, verdict */
+	bool *dead;          /* per server: down (the domino effect) */
+	int nlive;
+	size_t next_bound;   /* the trace's next layout event */
 	sbx_keyviz_result *res;
 	sbx_keycond *conds;
 } sim;
@@ -73,6 +77,7 @@ void sbx_keyviz_opts_init(sbx_keyviz_opts *o)
 	o->time_buckets = 60;
 	o->key_buckets = 64;
 	o->balance_every = 1;
+	o->fail_headroom = 2.0;
 }
 
 static uint64_t rnd(sim *s)
@@ -87,6 +92,7 @@ static void region_free(region *r)
 		return;
 	sbx_buf_free(&r->start);
 	free(r->load);
+	free(r->served_by);
 	for (int i = 0; i < SAMPLE_CAP; i++)
 		sbx_buf_free(&r->sample[i]);
 	free(r);
@@ -99,10 +105,13 @@ static region *region_new(sim *s, const uint8_t *start, size_t len,
 	if (!r)
 		return NULL;
 	r->load = sbx_calloc((size_t)s->T, sizeof *r->load);
-	if (!r->load || sbx_buf_set(&r->start, start, len)) {
+	r->served_by = sbx_malloc((size_t)s->T * sizeof *r->served_by);
+	if (!r->load || !r->served_by || sbx_buf_set(&r->start, start, len)) {
 		region_free(r);
 		return NULL;
 	}
+	for (int t = 0; t < s->T; t++)
+		r->served_by[t] = -1;
 	r->server = server;
 	r->born = s->t;
 	return r;
@@ -262,10 +271,16 @@ static void count(sim *s, region *r, int bucket, bool read)
 		r->writes++;
 	r->window++;
 	r->load[s->t]++;
-	s->res->server_load[(size_t)s->t * s->S + r->server]++;
-	s->vload[(size_t)s->period * s->S + r->server]++;
 	s->res->heat[(size_t)bucket * s->T + s->t]++;
 	s->res->requests++;
+	if (!s->nlive) { /* every server is down */
+		s->res->unserved++;
+		return;
+	}
+	/* the load is the server's that serves the region now */
+	r->served_by[s->t] = r->server;
+	s->res->server_load[(size_t)s->t * s->S + r->server]++;
+	s->vload[(size_t)s->period * s->S + r->server]++;
 }
 
 static int do_put(sim *s, const sbx_workload_op *op)
@@ -347,18 +362,118 @@ static void do_scan(sim *s, const sbx_workload_op *op)
 /* The shared balancer (placement.h) over the load of the last period. */
 static int balance(sim *s)
 {
+	if (!s->nlive) {
+		for (size_t i = 0; i < s->n; i++)
+			s->r[i]->window = 0;
+		return SBX_OK;
+	}
 	placement_region *pr = sbx_malloc((s->n ? s->n : 1) * sizeof *pr);
-	if (!pr)
+	/* the balancer sees the live servers only, numbered 0..nlive-1 */
+	int *live = sbx_malloc((size_t)s->S * sizeof *live);
+	int *index = sbx_malloc((size_t)s->S * sizeof *index);
+	int *counts = sbx_malloc((size_t)s->S * sizeof *counts);
+	if (!pr || !live || !index || !counts) {
+		free(pr);
+		free(live);
+		free(index);
+		free(counts);
 		return SBX_ENOMEM_SET();
+	}
+	int nl = 0;
+	for (int v = 0; v < s->S; v++) {
+		index[v] = -1;
+		if (!s->dead[v]) {
+			index[v] = nl;
+			counts[nl] = s->nregions[v];
+			live[nl++] = v;
+		}
+	}
 	for (size_t i = 0; i < s->n; i++)
-		pr[i] = (placement_region){s->r[i]->server, s->r[i]->window};
-	s->res->moves += placement_balance(pr, s->n, s->nregions, s->S,
-					   s->window);
+		pr[i] = (placement_region){index[s->r[i]->server],
+					   s->r[i]->window};
+	s->res->moves += placement_balance(pr, s->n, counts, nl, s->window);
 	for (size_t i = 0; i < s->n; i++) {
-		s->r[i]->server = pr[i].server;
+		s->r[i]->server = live[pr[i].server];
 		s->r[i]->window = 0;
 	}
+	for (int v = 0; v < s->S; v++)
+		s->nregions[v] = index[v] < 0 ? 0 : counts[index[v]];
 	free(pr);
+	free(live);
+	free(index);
+	free(counts);
+	return SBX_OK;
+}
+
+/* Server v goes down at bucket t: its regions go, in key order, each to
+ * the live server with the fewest regions (lowest number on a tie), as
+ * HBase's crash recovery assigns a dead server's regions round-robin. */
+static int server_down(sim *s, int v, int t)
+{
+	sbx_keyviz_result *res = s->res;
+	int *fs = sbx_realloc(res->failed_server,
+			      (size_t)(res->nfailed + 1) * sizeof *fs);
+	if (!fs)
+		return SBX_ENOMEM_SET();
+	res->failed_server = fs;
+	int *fa = sbx_realloc(res->failed_at,
+			      (size_t)(res->nfailed + 1) * sizeof *fa);
+	if (!fa)
+		return SBX_ENOMEM_SET();
+	res->failed_at = fa;
+	fs[res->nfailed] = v;
+	fa[res->nfailed++] = t;
+	s->dead[v] = true;
+	s->nlive--;
+	if (!s->nlive)
+		return SBX_OK; /* nowhere to go: the cluster is down */
+	for (size_t i = 0; i < s->n; i++) {
+		region *r = s->r[i];
+		if (r->server != v)
+			continue;
+		int to = -1;
+		for (int u = 0; u < s->S; u++)
+			if (!s->dead[u] &&
+			    (to < 0 || s->nregions[u] < s->nregions[to]))
+				to = u;
+		r->server = to;
+		s->nregions[v]--;
+		s->nregions[to]++;
+		res->moves++;
+	}
+	return SBX_OK;
+}
+
+/* The domino effect, at the start of bucket t (prev: the bucket before):
+ * first the busiest server of prev goes down (sbx_keyviz_opts.fail_at);
+ * after that every live server over its capacity in prev does. */
+static int dominoes(sim *s, int prev, int t)
+{
+	const sbx_keyviz_opts *o = s->o;
+	sbx_keyviz_result *res = s->res;
+	if (o->fail_at <= 0 || t < o->fail_at || !s->nlive)
+		return SBX_OK;
+	const uint64_t *load = &res->server_load[(size_t)prev * s->S];
+	if (!res->nfailed) {
+		uint64_t sum = 0;
+		int busiest = -1;
+		for (int v = 0; v < s->S; v++) {
+			sum += load[v];
+			if (!s->dead[v] && (busiest < 0 || load[v] > load[busiest]))
+				busiest = v;
+		}
+		double headroom = o->fail_headroom > 0 ? o->fail_headroom : 2.0;
+		res->fail_capacity =
+		    (uint64_t)(headroom * (double)sum / (double)s->S);
+		return server_down(s, busiest, t);
+	}
+	for (int v = 0; v < s->S; v++) {
+		if (s->dead[v] || load[v] <= res->fail_capacity)
+			continue;
+		int rc = server_down(s, v, t);
+		if (rc)
+			return rc;
+	}
 	return SBX_OK;
 }
 
@@ -464,6 +579,68 @@ static int make_bounds(sim *s)
 	return rc;
 }
 
+/* The trace's layout event b: a boundary appears (a split: the right
+ * daughter stays on its parent's server, with the parent's sampled keys
+ * above the boundary) or goes (a merge into the region before).
+ * `server` >= 0 places a new region there instead (the layout at the
+ * start). A boundary already there, or a merge of none, changes nothing. */
+static int apply_bound(sim *s, const kv_trace_bound *b, int server)
+{
+	const uint8_t *key = s->w->arena.data + b->off;
+	size_t idx = region_for(s, key, b->len);
+	region *r = s->r[idx];
+	bool at = sbx_bytes_cmp(r->start.data, r->start.len, key, b->len) == 0;
+	if (b->merge) {
+		if (!at || idx == 0)
+			return SBX_OK;
+		region *left = s->r[idx - 1];
+		left->size += r->size;
+		left->seen += r->seen;
+		s->nregions[r->server]--;
+		region_free(r);
+		memmove(&s->r[idx], &s->r[idx + 1],
+			(s->n - idx - 1) * sizeof *s->r);
+		s->n--;
+		s->res->layout_merges++;
+		return SBX_OK;
+	}
+	if (at)
+		return SBX_OK;
+	region *right = region_new(s, key, b->len,
+				   server >= 0 ? server : r->server);
+	if (!right)
+		return SBX_ENOMEM_SET();
+	int left_n = 0;
+	while (left_n < r->nsample &&
+	       sbx_bytes_cmp(r->sample[left_n].data, r->sample[left_n].len, key,
+			     b->len) < 0)
+		left_n++;
+	int right_n = r->nsample - left_n;
+	for (int i = 0; i < right_n; i++) {
+		right->sample[i] = r->sample[left_n + i];
+		memset(&r->sample[left_n + i], 0, sizeof(sbx_buf));
+	}
+	right->nsample = right_n;
+	if (r->nsample) {
+		double frac = (double)right_n / r->nsample;
+		right->size = (uint64_t)((double)r->size * frac);
+		right->seen = (uint64_t)((double)r->seen * frac);
+		r->size -= right->size;
+		r->seen -= right->seen;
+	}
+	r->nsample = left_n;
+	int rc = insert_region(s, idx + 1, right);
+	if (rc) {
+		region_free(right);
+		return rc;
+	}
+	if (server >= 0)
+		s->res->layout_bounds++;
+	else
+		s->res->layout_splits++;
+	return SBX_OK;
+}
+
 static int presplit(sim *s)
 {
 	const sbx_keyviz_opts *o = s->o;
@@ -476,6 +653,18 @@ static int presplit(sim *s)
 	switch (o->presplit) {
 	case SBX_PRESPLIT_NONE:
 		return SBX_OK;
+	case SBX_PRESPLIT_TRACE: {
+		/* the layout at the start, round-robin as a pre-split
+		 * table's regions are assigned */
+		const sbx_workload *w = s->w;
+		while (!rc && s->next_bound < w->nbounds &&
+		       w->bounds[s->next_bound].at == 0) {
+			rc = apply_bound(s, &w->bounds[s->next_bound],
+					 (int)(s->n % (size_t)s->S));
+			s->next_bound++;
+		}
+		return rc;
+	}
 	case SBX_PRESPLIT_KEYS:
 		keys = o->split_keys;
 		n = o->nsplit_keys;
@@ -597,6 +786,8 @@ static int export_regions(sim *s)
 		x->born = r->born;
 		x->load = r->load;
 		r->load = NULL;
+		x->served_by = r->served_by;
+		r->served_by = NULL;
 	}
 	return SBX_OK;
 }
@@ -612,8 +803,15 @@ static int run(sim *s)
 	uint64_t ops = w->ops, key_bytes = 0;
 	int last_balance = 0;
 	sbx_workload_op op;
+	bool layout = s->o->presplit == SBX_PRESPLIT_TRACE;
 	while ((rc = sbx_workload_iter_next(it, &op)) == SBX_OK) {
-		s->t = (int)(op.index * (uint64_t)s->T / ops);
+		int t = (int)(op.index * (uint64_t)s->T / ops);
+		if (t != s->t) {
+			int prev = s->t;
+			s->t = t;
+			if ((rc = dominoes(s, prev, t)))
+				break;
+		}
 		int p = (int)(op.index * (uint64_t)PERIODS / ops);
 		if (p != s->period) {
 			s->period = p;
@@ -623,6 +821,11 @@ static int run(sim *s)
 				last_balance = p;
 			}
 		}
+		while (layout && s->next_bound < w->nbounds &&
+		       w->bounds[s->next_bound].at <= op.index && !rc)
+			rc = apply_bound(s, &w->bounds[s->next_bound++], -1);
+		if (rc)
+			break;
 		if (op.index == 0)
 			res->start_ms = op.time_ms;
 		key_bytes += op.key_len;
@@ -678,6 +881,14 @@ int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
 	if (!design && !w->is_trace)
 		return sbx_error_set(SBX_EINVAL, "a generated workload needs a "
 						 "key design");
+	if (opts->presplit == SBX_PRESPLIT_TRACE && !w->nbounds)
+		return sbx_error_set(SBX_EINVAL, "presplit trace: the input "
+				     "records no region layout (record it "
+				     "with `saltbox serve --trace`)");
+	if (opts->fail_at < 0 || opts->fail_at >= opts->time_buckets)
+		return sbx_error_set(SBX_EINVAL, "fail_at must be a time "
+				     "bucket 1..%d (0: no failure)",
+				     opts->time_buckets - 1);
 	sim s = {.o = opts, .w = w, .d = design, .S = opts->servers,
 		 .T = opts->time_buckets};
 	s.rng = kv_mix64(w->seed ^ 0x73696dull);
@@ -687,8 +898,11 @@ int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
 	s.window = sbx_calloc((size_t)s.S, sizeof *s.window);
 	s.conds = sbx_calloc(w->nscan_fields + 1, sizeof *s.conds);
 	s.vload = sbx_calloc((size_t)s.S * PERIODS, sizeof *s.vload);
+	s.dead = sbx_calloc((size_t)s.S, sizeof *s.dead);
+	s.nlive = s.S;
 	int rc = SBX_OK;
-	if (!res || !s.nregions || !s.window || !s.conds || !s.vload)
+	if (!res || !s.nregions || !s.window || !s.conds || !s.vload ||
+	    !s.dead)
 		rc = SBX_ENOMEM_SET();
 	if (!rc) {
 		res->servers = s.S;
@@ -730,6 +944,7 @@ int sbx_keyviz_simulate(sbx_keyviz_result **out, const sbx_workload *w,
 	free(s.window);
 	free(s.conds);
 	free(s.vload);
+	free(s.dead);
 	if (rc) {
 		sbx_keyviz_result_free(res);
 		return rc;
@@ -757,7 +972,10 @@ void sbx_keyviz_result_free(sbx_keyviz_result *r)
 		free(r->regions[i].start);
 		free(r->regions[i].end);
 		free(r->regions[i].load);
+		free(r->regions[i].served_by);
 	}
+	free(r->failed_server);
+	free(r->failed_at);
 	free(r->regions);
 	free(r);
 }

@@ -936,6 +936,66 @@ int sbx_workload_parse(sbx_workload **out, const char *text, size_t len,
 	return SBX_OK;
 }
 
+/* Append a trace key (hex or as HBase prints it) to the arena. */
+static int trace_key(parser *p, sbx_workload *w, const char *s, size_t ll,
+		     bool hex)
+{
+	int rc = SBX_OK;
+	if (!hex)
+		return sbx_buf_append(&w->arena, s, ll);
+	if (ll % 2)
+		return perr(p, "odd number of hex digits");
+	for (size_t i = 0; i < ll && !rc; i += 2) {
+		char h[3] = {s[i], s[i + 1], 0};
+		char *e;
+		if (!isxdigit((unsigned char)h[0]) ||
+		    !isxdigit((unsigned char)h[1]))
+			rc = perr(p, "bad hex digit in '%.2s'", h);
+		else
+			rc = sbx_buf_push(&w->arena, (uint8_t)strtoul(h, &e, 16));
+	}
+	return rc;
+}
+
+/* A `region`, `split` or `merge` line: a region boundary of the store's
+ * real layout (sbx_db_trace writes them), before operation w->ops. */
+static int trace_bound(parser *p, sbx_workload *w, const char *s, size_t ll,
+		       bool hex, bool merge)
+{
+	if (ll == 0)
+		return perr(p, "a region boundary needs a key");
+	if (memchr(s, 0, ll))
+		return perr(p, "NUL byte in the trace (write bytes as \\x00)");
+	kv_trace_bound *nb = realloc(w->bounds, (w->nbounds + 1) * sizeof *nb);
+	if (!nb)
+		return SBX_ENOMEM_SET();
+	w->bounds = nb;
+	kv_trace_bound *b = &w->bounds[w->nbounds];
+	b->at = w->ops;
+	b->merge = merge;
+	b->off = w->arena.len;
+	int rc;
+	if (hex) {
+		rc = trace_key(p, w, s, ll, hex);
+	} else { /* decoded now: operations' keys are when replayed */
+		sbx_buf k = {0};
+		rc = sbx_key_from_binary_string(&k, s, ll);
+		if (rc)
+			rc = perr(p, "bad key '%.*s' (write bytes as \\xHH)",
+				  (int)(ll > 40 ? 40 : ll), s);
+		else
+			rc = sbx_buf_append(&w->arena, k.data, k.len);
+		sbx_buf_free(&k);
+	}
+	if (rc)
+		return rc;
+	b->len = w->arena.len - b->off;
+	if (b->len > SBX_MAX_ROW_LENGTH)
+		return perr(p, "key longer than %d bytes", SBX_MAX_ROW_LENGTH);
+	w->nbounds++;
+	return SBX_OK;
+}
+
 int sbx_trace_parse(sbx_workload **out, const char *text, size_t len,
 		    bool hex, double rate_per_s, int *line)
 {
@@ -963,10 +1023,16 @@ int sbx_trace_parse(sbx_workload **out, const char *text, size_t len,
 		if (ll == 0 || s[0] == '#')
 			continue;
 		sbx_op_kind kind = SBX_OP_PUT;
+		int layout = 0; /* 1: a boundary appears, 2: one goes */
 		const char *tab = memchr(s, '\t', ll);
 		if (tab) {
 			size_t ol = (size_t)(tab - s);
-			if (ol == 3 && !memcmp(s, "put", 3))
+			if ((ol == 6 && !memcmp(s, "region", 6)) ||
+			    (ol == 5 && !memcmp(s, "split", 5)))
+				layout = 1;
+			else if (ol == 5 && !memcmp(s, "merge", 5))
+				layout = 2;
+			else if (ol == 3 && !memcmp(s, "put", 3))
 				kind = SBX_OP_PUT;
 			else if (ol == 3 && !memcmp(s, "get", 3))
 				kind = SBX_OP_GET;
@@ -974,7 +1040,8 @@ int sbx_trace_parse(sbx_workload **out, const char *text, size_t len,
 				kind = SBX_OP_SCAN;
 			else {
 				rc = perr(&p, "unknown operation '%.*s' before the "
-					      "tab (put, get, scan)",
+					      "tab (put, get, scan, region, "
+					      "split, merge)",
 					  (int)(ol > 20 ? 20 : ol), s);
 				break;
 			}
@@ -990,6 +1057,12 @@ int sbx_trace_parse(sbx_workload **out, const char *text, size_t len,
 				      "\\x00)");
 			break;
 		}
+		if (layout) {
+			rc = trace_bound(&p, w, s, ll, hex, layout == 2);
+			if (rc)
+				break;
+			continue;
+		}
 		if (w->ops == cap) {
 			cap = cap ? cap * 2 : 1024;
 			kv_trace_op *nt = realloc(w->trace, cap * sizeof *nt);
@@ -1003,25 +1076,7 @@ int sbx_trace_parse(sbx_workload **out, const char *text, size_t len,
 		op->kind = kind;
 		op->line = p.line;
 		op->off = w->arena.len;
-		if (hex) {
-			if (ll % 2) {
-				rc = perr(&p, "odd number of hex digits");
-				break;
-			}
-			for (size_t i = 0; i < ll && !rc; i += 2) {
-				char h[3] = {s[i], s[i + 1], 0};
-				char *e;
-				if (!isxdigit((unsigned char)h[0]) ||
-				    !isxdigit((unsigned char)h[1]))
-					rc = perr(&p, "bad hex digit in '%.2s'",
-						  h);
-				else
-					rc = sbx_buf_push(&w->arena,
-						(uint8_t)strtoul(h, &e, 16));
-			}
-		} else {
-			rc = sbx_buf_append(&w->arena, s, ll);
-		}
+		rc = trace_key(&p, w, s, ll, hex);
 		if (rc)
 			break;
 		op->len = w->arena.len - op->off;
@@ -1065,6 +1120,7 @@ void sbx_workload_free(sbx_workload *w)
 		free((void *)w->split_keys[i].data);
 	free(w->split_keys);
 	free(w->trace);
+	free(w->bounds);
 	sbx_buf_free(&w->arena);
 	free(w);
 }
@@ -1099,6 +1155,12 @@ void sbx_workload_cluster_opts(const sbx_workload *w, sbx_keyviz_opts *o)
 	}
 	if (w->flush_size)
 		o->policy.flush_size = w->flush_size;
+	if (w->is_trace && w->nbounds) {
+		/* a trace with the store's real layout replays it, rather
+		 * than modelling splits (options may still override) */
+		o->presplit = SBX_PRESPLIT_TRACE;
+		o->policy.kind = SBX_SPLIT_DISABLED;
+	}
 	if (w->presplit != SBX_PRESPLIT_NONE) {
 		o->presplit = w->presplit;
 		o->algo = w->algo;

@@ -135,6 +135,7 @@ struct sbx_db {
 	pthread_mutex_t trace_lock;
 	/* per-table key samplers (src/table/keysample.c), or NULL */
 	struct table_keysamples *keysamples;
+	struct table_trace_layout *trace_layout; /* trace.c's, under the lock */
 };
 
 /* The embedded engine's entry point (src/engine/db.c; its ops in backend.c). */

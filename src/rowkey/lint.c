@@ -95,17 +95,18 @@ static void rule_monotonic(linter *l)
 		const kd_elem *e = &d->elems[i];
 		if (e->kind == KD_LITERAL)
 			continue;
+		/* a growing key's new rows sort last, a decreasing one's
+		 * (reverse timestamps) first */
+		bool down = e->type == KT_RTS64 || e->type == KT_RTSDEC;
 		if (e->kind == KD_FIELD && elem_monotonic(e))
 			report(l, "monotonic-leading-field",
 			       "the key starts with '%s' (%s), which %s: every "
-			       "new row lands in the last region, a write "
+			       "new row lands in the %s region, a write "
 			       "hotspot. Put a well-spread field before it "
 			       "(e.g. user_id + %s), or a salt or hash prefix",
 			       e->name, e->type_text,
-			       e->type == KT_RTS64 || e->type == KT_RTSDEC
-				       ? "only ever decreases"
-				       : "only ever grows",
-			       e->name);
+			       down ? "only ever decreases" : "only ever grows",
+			       down ? "first" : "last", e->name);
 		return;
 	}
 }

@@ -1,6 +1,8 @@
 /*
  * lint_rules.c - the row-key rules lint checks: a stable id, a level and
- * the seed article and section each comes from. The design parser checks
+ * the source a user can open that each comes from (the HBase Reference
+ * Guide's sections by name, the articles by title; internally these are
+ * the seeds 000-004). The design parser checks
  * allow(rule-id) against this table; lint.c reports findings from it.
  */
 #include "rowkey/design.h"
@@ -9,35 +11,41 @@
 
 static const kd_lint_rule RULES[] = {
 	{"monotonic-leading-field", SBX_LINT_WARN,
-	 "seed 000 §4.1 Hotspotting and §4.2 Monotonically Increasing Row "
-	 "Keys; seed 002 (date:time:message_id); seed 004 §2 rowkey散列原则"},
+	 "HBase Reference Guide, \"Hotspotting\" and \"Monotonically "
+	 "Increasing Row Keys/Timeseries Data\"; \"HBase Row Key "
+	 "Design\" (the chat-message key article) "
+	 "(date:time:message_id); \"HBase的rowKey设计技巧\", rowkey散列原则"},
 	{"prefix-breaks-range-scan", SBX_LINT_WARN,
-	 "seed 000 §4.1.2 Salting (not for data that needs range scans) and "
-	 "Hashing; seed 004 §4 加盐/哈希"},
+	 "HBase Reference Guide, \"Hotspotting\": Salting (not for data "
+	 "read by range scans) and Hashing; \"HBase的rowKey设计技巧\", 加盐/哈希"},
 	{"unordered-scan-field", SBX_LINT_WARN,
-	 "seed 000 §4.1.2 Reversing the Key (ordering breaks, scans suffer); "
-	 "seed 004 §4 3反转"},
+	 "HBase Reference Guide, \"Hotspotting\": Reversing the Key "
+	 "(ordering breaks, scans suffer); \"HBase的rowKey设计技巧\", 反转"},
 	{"key-too-long", SBX_LINT_WARN,
-	 "seed 004 §1 rowkey长度原则 (≤ 16 B); seed 000 §4.3 Try to minimize "
-	 "row and column sizes"},
+	 "\"HBase的rowKey设计技巧\", rowkey长度原则 (at most 16 bytes); HBase "
+	 "Reference Guide, \"Try to minimize row and column sizes\""},
 	{"key-not-fixed-width", SBX_LINT_INFO,
-	 "seed 004 §1 rowkey长度原则 (一般设计成定长: usually fixed width)"},
+	 "\"HBase的rowKey设计技巧\", rowkey长度原则 (一般设计成定长: usually fixed "
+	 "width)"},
 	{"long-column-names", SBX_LINT_WARN,
-	 "seed 000 §4.3.2 (u:n, not user_information:name); seed 004 其他建议 "
-	 "(列族最好是一个字符)"},
+	 "HBase Reference Guide, \"Try to minimize row and column "
+	 "sizes\" (u:n, not user_information:name); \"HBase的rowKey设计技巧\" "
+	 "(列族最好是一个字符: one-letter families)"},
 	{"identity-not-unique", SBX_LINT_WARN,
-	 "seed 004 §3 rowkey唯一原则; seed 003 §3.2-3.3 (orderId:productId "
-	 "is unique)"},
+	 "\"HBase的rowKey设计技巧\", rowkey唯一原则; \"[HBase 실습] Coupang\" "
+	 "(Hyunjun Kim) (orderId:productId is unique)"},
 	{"reverse-timestamp", SBX_LINT_INFO,
-	 "seed 000 §4.4.3 (since HBase 0.98 a reversed scan reads newest "
-	 "first without a reverse timestamp)"},
+	 "HBase Reference Guide, \"Reverse Timestamps\" (since HBase "
+	 "0.98 a reversed scan, Scan.setReversed, reads newest first "
+	 "without one)"},
 	{"salt-buckets-vs-regions", SBX_LINT_WARN,
-	 "seed 004 §4 1加盐 (as many prefixes as regions); "
-	 "reference/hbase-semantics.md §4.1 (Phoenix pre-splits one region "
-	 "per bucket)"},
+	 "\"HBase的rowKey设计技巧\", 加盐 (as many prefixes as regions); "
+	 "Apache Phoenix, \"Salted Tables\" (one pre-split region per "
+	 "bucket)"},
 	{"unpadded-number", SBX_LINT_WARN,
-	 "reference/hbase-semantics.md §5.3 (zero-pad integers); seed 002 "
-	 "(message_id grows in digits)"},
+	 "HBase Reference Guide, \"Rowkey Design\" (keys sort as bytes: "
+	 "zero-pad integers); \"HBase Row Key Design\" (the "
+	 "chat-message key article) (message_id grows in digits)"},
 };
 
 const kd_lint_rule *kd_lint_rule_find(const char *id)

@@ -431,7 +431,7 @@ int sbx_table_mutate(sbx_result **out_result, sbx_table *t,
 		return sbx_error_set(SBX_EINVAL, "mutation has no operations");
 	int rc = t->db->ops->mutate(t->impl, m, out_result);
 	if (!rc) {
-		table_trace_op(t->db, "put", mut_row(m), m->row_len);
+		table_trace_op(t->db, t->name, "put", mut_row(m), m->row_len);
 		table_keysample(t->ks, true, mut_row(m), m->row_len,
 				m->arena.len);
 	}
@@ -460,7 +460,7 @@ int sbx_table_batch(int *statuses, sbx_table *t, sbx_mutation *const *ms,
 	int rc = t->db->ops->batch(t->impl, ms, n, st);
 	for (size_t i = 0; i < n; i++)
 		if (!st[i]) {
-			table_trace_op(t->db, "put", mut_row(ms[i]),
+			table_trace_op(t->db, t->name, "put", mut_row(ms[i]),
 				       ms[i]->row_len);
 			table_keysample(t->ks, true, mut_row(ms[i]),
 					ms[i]->row_len, ms[i]->arena.len);
@@ -497,7 +497,7 @@ int sbx_table_check_and_mutate(bool *succeeded, sbx_result **out_result,
 	rc = t->db->ops->check_and_mutate(t->impl, check, m, succeeded,
 					  out_result);
 	if (!rc && *succeeded) {
-		table_trace_op(t->db, "put", row, row_len);
+		table_trace_op(t->db, t->name, "put", row, row_len);
 		table_keysample(t->ks, true, row, row_len, m->arena.len);
 	}
 	return rc;
@@ -589,7 +589,8 @@ int sbx_db_check_and_mutate_rows(bool *succeeded, size_t *failed, sbx_db *db,
 	}
 	for (size_t i = 0; *succeeded && i < n; i++)
 		if (rows[i].mutation)
-			table_trace_op(db, "put", rows[i].row, rows[i].row_len);
+			table_trace_op(db, rows[i].table->name, "put",
+				       rows[i].row, rows[i].row_len);
 	return rc;
 }
 
@@ -611,7 +612,7 @@ int sbx_table_get(sbx_result **out, sbx_table *t, const void *row,
 	if ((rc = model_check_read_opts(opts)))
 		return rc;
 	rc = t->db->ops->get(out, t->impl, row, row_len, opts);
-	table_trace_op(t->db, "get", row, row_len);
+	table_trace_op(t->db, t->name, "get", row, row_len);
 	table_keysample(t->ks, false, row, row_len,
 			!rc && *out ? (*out)->arena.len : 0);
 	return rc;
@@ -676,7 +677,8 @@ int sbx_scanner_open(sbx_scanner **out, sbx_table *t, const sbx_scan_opts *opts)
 	rc = t->db->ops->scanner_open(&impl, t->impl, opts);
 	if (rc)
 		return rc;
-	table_trace_op(t->db, "scan", opts->start_row, opts->start_row_len);
+	table_trace_op(t->db, t->name, "scan", opts->start_row,
+		       opts->start_row_len);
 	rc = sbx_scanner_new(out, &t->db->ops->scanner, impl);
 	if (!rc)
 		(*out)->ks = t->ks;

@@ -12,7 +12,11 @@
  * trace already open, if any, stays). */
 int table_trace_open(sbx_db *db, const char *path);
 void table_trace_close(sbx_db *db);
-/* One line `op<TAB>KEY`; nothing when no trace is open or row is empty. */
-void table_trace_op(sbx_db *db, const char *op, const void *row, size_t len);
+/* One line `op<TAB>KEY`; nothing when no trace is open or row is empty.
+ * `table` (NULL: unknown) lets the trace record the table's region
+ * layout before the operation: its boundaries the first time, then the
+ * splits and merges since (trace.c). */
+void table_trace_op(sbx_db *db, const char *table, const char *op,
+		    const void *row, size_t len);
 
 #endif
