@@ -70,12 +70,24 @@ static void test_verdict_levels(void)
 	CHECK_INT(sbx_hotspot_compute(&h, half, 1, 4), SBX_OK);
 	CHECK_STR(h.word, "hot");
 	/* a moving hotspot: each interval one server, the totals even */
-	const uint64_t moving[] = {9, 0, 0, 0, 0, 9, 0, 0,
-				   0, 0, 9, 0, 0, 0, 0, 9};
+	const uint64_t moving[] = {90, 0, 0, 0, 0, 90, 0, 0,
+				   0, 0, 90, 0, 0, 0, 0, 90};
 	CHECK_INT(sbx_hotspot_compute(&h, moving, 4, 4), SBX_OK);
 	CHECK_STR(h.word, "hot");
 	CHECK(fabs(h.score - 4.0) < 1e-12);
 	CHECK(fabs(h.busiest_server_share - 0.25) < 1e-12);
+	/* a trickle, one request at a time round the servers: intervals are
+	 * grouped to 10 x N = 40 requests, so it is even, not hot */
+	uint64_t trickle[4 * 48] = {0};
+	for (int t = 0; t < 48; t++)
+		trickle[t * 4 + t % 4] = 1;
+	CHECK_INT(sbx_hotspot_compute(&h, trickle, 48, 4), SBX_OK);
+	CHECK_STR(h.word, "even");
+	CHECK(fabs(h.score - 1.0) < 1e-12); /* one group of 48: 12 each */
+	/* 41 requests then 7: the short last group joins the first */
+	const uint64_t tail[] = {41, 0, 0, 0, 0, 7, 0, 0};
+	CHECK_INT(sbx_hotspot_compute(&h, tail, 2, 4), SBX_OK);
+	CHECK(fabs(h.score - 4.0 * 41 / 48) < 1e-12);
 	/* two servers: hot from 1.5 (75%) */
 	CHECK(fabs(sbx_hotspot_hot_score(2) - 1.5) < 1e-12);
 	CHECK(fabs(sbx_hotspot_hot_score(3) - 2.0) < 1e-12);

@@ -36,8 +36,9 @@ typedef struct sbx_hotspot {
 	int servers;          /* N */
 	size_t intervals;     /* fixed-width intervals the load came in */
 	uint64_t total;       /* all load */
-	/* score = N * sum_t max_s L[t][s] / sum_t sum_s L[t][s]:
-	 * 1 = even, N = one server does everything in every interval */
+	/* score = N * sum_g max_s L[g][s] / sum_g sum_s L[g][s] over the
+	 * groups g of intervals (SBX_HOTSPOT_MIN_GROUP): 1 = even, N = one
+	 * server does everything in every group */
 	double score;
 	double busiest_share; /* score / N: 1/N .. 1 */
 	int busiest_server;   /* most load over all intervals; -1 when idle */
@@ -52,12 +53,18 @@ typedef struct sbx_hotspot {
  * between 1 and that. Cannot fail. */
 SBX_API double sbx_hotspot_hot_score(int servers);
 
+/* Intervals are merged, in order, into groups of at least this many
+ * requests per server (10 x N in all); a short last group joins the one
+ * before it. */
+#define SBX_HOTSPOT_MIN_GROUP 10
+
 /*
  * The verdict over `load[t * servers + s]`: load of server s in interval t,
  * for `intervals` intervals OF FIXED WIDTH (never the display's columns,
  * so the verdict does not change with the resolution drawn). With one
  * interval it is computed from whole totals. Errors: SBX_EINVAL (servers
- * < 1, or load NULL with intervals > 0); *out is zeroed, idle, first.
+ * < 1, or load NULL with intervals > 0), SBX_ENOMEM; *out is zeroed,
+ * idle, first.
  */
 SBX_API int sbx_hotspot_compute(sbx_hotspot *out, const uint64_t *load,
 				size_t intervals, int servers);

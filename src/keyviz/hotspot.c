@@ -10,6 +10,8 @@
 #include "common/buf.h"
 #include "common/error.h"
 
+#include <stdbool.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,18 +37,46 @@ int sbx_hotspot_compute(sbx_hotspot *out, const uint64_t *load,
 		return sbx_error_set(SBX_EINVAL, "hotspot verdict: servers "
 						 "must be >= 1 and load given");
 	out->intervals = intervals;
-	uint64_t busiest_sum = 0, best = 0;
-	/* whole totals per server, summed in place over the intervals */
+	uint64_t *cur = sbx_calloc((size_t)servers * 2, sizeof *cur);
+	if (!cur)
+		return SBX_ENOMEM_SET();
+	uint64_t *prev = cur + servers; /* the last closed group */
+	uint64_t busiest_sum = 0, best = 0, cur_sum = 0, prev_max = 0;
+	uint64_t min_group = SBX_HOTSPOT_MIN_GROUP * (uint64_t)servers;
+	bool have_prev = false;
+	/* intervals, in order, merged into groups of at least min_group
+	 * requests: with fewer, an interval's busiest server is busy by
+	 * chance (one request at a time is not a hotspot) */
 	for (size_t t = 0; t < intervals; t++) {
-		uint64_t mx = 0;
 		for (int s = 0; s < servers; s++) {
 			uint64_t v = load[t * (size_t)servers + (size_t)s];
+			cur[s] += v;
+			cur_sum += v;
 			out->total += v;
-			if (v > mx)
-				mx = v;
+		}
+		if (cur_sum < min_group)
+			continue;
+		uint64_t mx = 0;
+		for (int s = 0; s < servers; s++)
+			mx = cur[s] > mx ? cur[s] : mx;
+		busiest_sum += mx;
+		memcpy(prev, cur, (size_t)servers * sizeof *cur);
+		memset(cur, 0, (size_t)servers * sizeof *cur);
+		prev_max = mx;
+		have_prev = true;
+		cur_sum = 0;
+	}
+	if (cur_sum) { /* a short last group joins the one before it */
+		uint64_t mx = 0;
+		if (have_prev)
+			busiest_sum -= prev_max;
+		for (int s = 0; s < servers; s++) {
+			uint64_t v = cur[s] + (have_prev ? prev[s] : 0);
+			mx = v > mx ? v : mx;
 		}
 		busiest_sum += mx;
 	}
+	free(cur);
 	if (!out->total)
 		return SBX_OK;
 	for (int s = 0; s < servers; s++) {
