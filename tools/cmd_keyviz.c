@@ -409,33 +409,10 @@ static void progress(void *ctx, uint64_t done, uint64_t total)
 	fflush(stderr);
 }
 
-/* The verdict (docs/hotspots.md), as /ui and `regions stats` say it. */
-static void result_verdict(sbx_hotspot *h, const sbx_keyviz_result *r)
-{
-	memset(h, 0, sizeof *h);
-	h->servers = r->servers;
-	h->score = r->score;
-	h->busiest_share = r->busiest_share;
-	h->busiest_server = -1;
-	uint64_t best = 0;
-	for (int s = 0; s < r->servers; s++) {
-		uint64_t v = 0;
-		for (int t = 0; t < r->time_buckets; t++)
-			v += r->server_load[(size_t)t * r->servers + s];
-		h->total += v;
-		if (v > best) {
-			best = v;
-			h->busiest_server = s;
-		}
-	}
-	h->busiest_server_share = h->total ? (double)best / h->total : 0;
-	sbx_hotspot_classify(h);
-}
-
 static const char *verdict_word(const sbx_keyviz_result *r)
 {
 	sbx_hotspot h;
-	result_verdict(&h, r);
+	keyviz_result_hotspot(&h, r);
 	return h.word;
 }
 
@@ -443,7 +420,7 @@ static const char *verdict_of(const sbx_keyviz_result *r)
 {
 	static char out[256];
 	sbx_hotspot h;
-	result_verdict(&h, r);
+	keyviz_result_hotspot(&h, r);
 	sbx_buf b = {0};
 	out[0] = 0;
 	if (!sbx_hotspot_text(&b, &h, NULL) && !sbx_buf_push(&b, 0))

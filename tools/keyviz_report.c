@@ -32,23 +32,45 @@ static double req_per_scan(const sbx_keyviz_result *r)
 	return r->scans ? (double)r->scan_requests / (double)r->scans : 0;
 }
 
+/* The verdict (docs/hotspots.md), as /ui and `regions stats` say it. */
+void keyviz_result_hotspot(sbx_hotspot *h, const sbx_keyviz_result *r)
+{
+	memset(h, 0, sizeof *h);
+	h->servers = r->servers;
+	h->score = r->score;
+	h->busiest_share = r->busiest_share;
+	h->busiest_server = -1;
+	uint64_t best = 0;
+	for (int s = 0; s < r->servers; s++) {
+		uint64_t v = 0;
+		for (int t = 0; t < r->time_buckets; t++)
+			v += r->server_load[(size_t)t * r->servers + s];
+		h->total += v;
+		if (v > best) {
+			best = v;
+			h->busiest_server = s;
+		}
+	}
+	h->busiest_server_share = h->total ? (double)best / h->total : 0;
+	sbx_hotspot_classify(h);
+}
+
 const char *keyviz_verdict(sbx_buf *out, const sbx_keyviz_result *r)
 {
 	double even = 100.0 / r->servers, share = r->busiest_share * 100;
-	const char *cls;
-	if (r->servers > 1 && r->busiest_share >= 0.9) {
-		cls = "hot";
+	sbx_hotspot h;
+	keyviz_result_hotspot(&h, r);
+	const char *cls = h.word;
+	if (h.level == SBX_HOTSPOT_HOT) {
 		sbx_buf_printf(out, "Hot: one server takes %.0f%% of the "
 			       "requests of every interval (even would be "
 			       "%.0f%%), a hotspot: the other servers idle "
 			       "while it works.", share, even);
-	} else if (r->servers > 1 && r->score >= 1.5) {
-		cls = "uneven";
+	} else if (h.level == SBX_HOTSPOT_UNEVEN) {
 		sbx_buf_printf(out, "Uneven: the busiest server takes %.0f%% of "
 			       "an interval's requests, %.1f times its fair "
 			       "share of %.0f%%.", share, r->score, even);
 	} else {
-		cls = "even";
 		sbx_buf_printf(out, "Even: the busiest server takes %.0f%% of an "
 			       "interval's requests (even: %.0f%%).", share,
 			       even);
@@ -207,6 +229,7 @@ int keyviz_report(sbx_buf *out, sbx_keyviz_result *const *res,
 		".verdict-hot{background:#fdd;border-left:6px solid #c00}\n"
 		".verdict-uneven{background:#ffe9c4;border-left:6px solid #d80}\n"
 		".verdict-even{background:#dfd;border-left:6px solid #080}\n"
+		".verdict-idle{background:#eee;border-left:6px solid #888}\n"
 		".side{display:grid;grid-template-columns:repeat(%d,minmax(380px,"
 		"1fr));gap:14px;overflow-x:auto}\n"
 		".design{border:1px solid #ccc;border-radius:6px;padding:8px;"
