@@ -412,7 +412,7 @@ static void progress(void *ctx, uint64_t done, uint64_t total)
 static const char *verdict_word(const sbx_keyviz_result *r)
 {
 	sbx_hotspot h;
-	keyviz_result_hotspot(&h, r);
+	sbx_keyviz_hotspot(&h, r);
 	return h.word;
 }
 
@@ -420,7 +420,7 @@ static const char *verdict_of(const sbx_keyviz_result *r)
 {
 	static char out[256];
 	sbx_hotspot h;
-	keyviz_result_hotspot(&h, r);
+	sbx_keyviz_hotspot(&h, r);
 	sbx_buf b = {0};
 	out[0] = 0;
 	if (!sbx_hotspot_text(&b, &h, NULL) && !sbx_buf_push(&b, 0))

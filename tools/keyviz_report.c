@@ -32,34 +32,11 @@ static double req_per_scan(const sbx_keyviz_result *r)
 	return r->scans ? (double)r->scan_requests / (double)r->scans : 0;
 }
 
-/* The verdict (docs/hotspots.md), as /ui and `regions stats` say it. */
-void keyviz_result_hotspot(sbx_hotspot *h, const sbx_keyviz_result *r)
-{
-	memset(h, 0, sizeof *h);
-	h->servers = r->servers;
-	h->score = r->score;
-	h->busiest_share = r->busiest_share;
-	h->busiest_server = -1;
-	uint64_t best = 0;
-	for (int s = 0; s < r->servers; s++) {
-		uint64_t v = 0;
-		for (int t = 0; t < r->time_buckets; t++)
-			v += r->server_load[(size_t)t * r->servers + s];
-		h->total += v;
-		if (v > best) {
-			best = v;
-			h->busiest_server = s;
-		}
-	}
-	h->busiest_server_share = h->total ? (double)best / h->total : 0;
-	sbx_hotspot_classify(h);
-}
-
 const char *keyviz_verdict(sbx_buf *out, const sbx_keyviz_result *r)
 {
 	double even = 100.0 / r->servers, share = r->busiest_share * 100;
 	sbx_hotspot h;
-	keyviz_result_hotspot(&h, r);
+	sbx_keyviz_hotspot(&h, r);
 	const char *cls = h.word;
 	if (h.level == SBX_HOTSPOT_HOT) {
 		sbx_buf_printf(out, "Hot: one server takes %.0f%% of the "

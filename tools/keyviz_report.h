@@ -8,12 +8,7 @@
 #include "saltbox/keyviz.h"
 #include "saltbox/rowkey.h"
 
-/* The one hotspot verdict (sbx_hotspot_compute's, docs/hotspots.md) of a
- * simulation: its score and busiest share over fixed slices of the run,
- * the busiest server over the whole run. */
-void keyviz_result_hotspot(sbx_hotspot *h, const sbx_keyviz_result *r);
-
-/* That verdict on one result in words ("Hot: ...", and why), into out
+/* The one verdict (sbx_keyviz_hotspot) on one result in words ("Hot: ...", and why), into out
  * (NUL-terminated); returns its word: "hot", "uneven", "even" or "idle". */
 const char *keyviz_verdict(sbx_buf *out, const sbx_keyviz_result *r);
 

@@ -13,6 +13,7 @@
 
 #include "saltbox/common.h"
 #include "saltbox/db.h"
+#include "saltbox/keyviz.h"
 #include "saltbox/regions.h"
 #include "saltbox/rowkey.h"
 
@@ -73,6 +74,13 @@ SBX_API int sbx_hotspot_compute(sbx_hotspot *out, const uint64_t *load,
  * sbx_hotspot_compute does last), for a score computed elsewhere, e.g.
  * read back from JSON. Cannot fail. */
 SBX_API void sbx_hotspot_classify(sbx_hotspot *h);
+
+/* The verdict of a simulation (`saltbox keyviz`): its score and busiest
+ * share over the run's fixed slices (sbx_keyviz_result.score), the busiest
+ * server over the whole run, classified as sbx_hotspot_compute does.
+ * Cannot fail. */
+SBX_API void sbx_keyviz_hotspot(sbx_hotspot *out,
+				const sbx_keyviz_result *r);
 
 /*
  * The verdict in words, appended to out, e.g. "hot: server 1 served 100%

@@ -347,7 +347,7 @@ int sbx_heatgrid_svg(sbx_buf *b, const sbx_heatgrid *g, const char *id)
 
 /* The verdict of a simulation: its score (over fixed periods of the run,
  * simulate.c) classified as everywhere else. */
-static void result_verdict(sbx_hotspot *h, const sbx_keyviz_result *r)
+void sbx_keyviz_hotspot(sbx_hotspot *h, const sbx_keyviz_result *r)
 {
 	memset(h, 0, sizeof *h);
 	h->servers = r->servers;
@@ -430,7 +430,7 @@ static int svg_body(sbx_buf *b, const sbx_keyviz_result *r, const char *id)
 	}
 	rc = rc ? rc : region_rows(&bounds, &nb, r);
 	sbx_hotspot v;
-	result_verdict(&v, r);
+	sbx_keyviz_hotspot(&v, r);
 	char span[32], unit[64], title[160];
 	fmt_span(span, sizeof span, r->bucket_ms > 0 ? r->bucket_ms : 1);
 	snprintf(unit, sizeof unit, "requests per %s column", span);
