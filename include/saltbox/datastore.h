@@ -1,8 +1,8 @@
 /*
- * saltbox/datastore.h - seed 001's Datastore (Between): trees of entities
- * stored one tree per row, on the table API and transactions (txn.h), so
- * it runs on every backend. docs/datastore.md gives the layout byte by
- * byte.
+ * saltbox/datastore.h - the Datastore of Between (VCNC's article "HBase
+ * schema in Between"): trees of entities stored one tree per row, on the
+ * table API and transactions (txn.h), so it runs on every backend.
+ * docs/datastore.md gives the layout byte by byte.
  *
  * A key is a path: a root (kind, id), then (kind, id) pairs down to the
  * entity. The root's kind and id make the row key (or a key design of the
@@ -74,7 +74,7 @@ typedef struct sbx_ds_iter sbx_ds_iter;
  * (kind 0). */
 SBX_API int sbx_ds_key_root(sbx_ds_key **out, uint16_t kind, uint64_t id);
 /* A root key with a random 64-bit id (getrandom), so new roots spread
- * over the regions (seed 001). Errors: SBX_EINVAL (kind 0), SBX_EIO (no
+ * over the regions (as Between does). Errors: SBX_EINVAL (kind 0), SBX_EIO (no
  * randomness). */
 SBX_API int sbx_ds_key_root_random(sbx_ds_key **out, uint16_t kind);
 /* A root key with a bytes id (1..1024 bytes). Errors: SBX_EINVAL (kind 0,
