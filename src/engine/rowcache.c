@@ -219,7 +219,7 @@ int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
 		size_t need = e->data_len - e->n * CELL_HDR + e->n * plen;
 		if (!rc && sbx_buf_reserve_inline(&dst->arena, need))
 			rc = SBX_ENOMEM_SET();
-		if (!rc) {
+		if (!rc && e->n) { /* an empty entry: the row has no cells */
 			const uint8_t *p = ent_data(e);
 			uint8_t *a = dst->arena.data;
 			size_t off = dst->arena.len;
@@ -244,6 +244,8 @@ int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
 			}
 			dst->arena.len = off;
 			dst->n += e->n;
+		}
+		if (!rc) {
 			*hit = true;
 			if (s->head != e) {
 				lru_unlink(s, e);
