@@ -20,8 +20,8 @@
  * (commit_atomic): every touched row's lock checked, all data and new
  * STABLE locks written at once. Timestamps: commit_ts is above
  * every written row's lock version and every cell timestamp the
- * transaction saw in it (and, for a row it deletes from, the newest cell
- * of what it deletes), deletes are written at commit_ts - 1,
+ * transaction saw in it and above the newest cell of every column it
+ * writes (read_written_timestamps), deletes are written at commit_ts - 1,
  * puts at commit_ts, locks at commit_ts (+1 committed, +2 stable).
  */
 #include "txn/txn_int.h"
@@ -154,9 +154,14 @@ static int fetch_lock(plan *p, tx_row *r, size_t idx)
 	return rc;
 }
 
-/* A row this transaction deletes from: the newest timestamp of the
- * columns and families it deletes, so the delete markers cover them. */
-static int read_deleted_timestamps(plan *p, wrow *w)
+/* A row this transaction writes: the newest timestamp of every column and
+ * family it writes, so its puts land above them and its delete markers
+ * cover them. A server's timestamps may run ahead of this clock (another
+ * machine's clock, or the embedded store's per-row-stripe timestamps,
+ * which step past the clock when a row takes more than one write a
+ * millisecond): without this a put written blind could land below a value
+ * written before the transaction began, and never be seen. */
+static int read_written_timestamps(plan *p, wrow *w)
 {
 	sbx_column *cols = sbx_calloc(w->nops, sizeof *cols);
 	char(*fams)[SBX_MAX_FAMILY_NAME + 1] = sbx_calloc(w->nops, sizeof *fams);
@@ -164,12 +169,10 @@ static int read_deleted_timestamps(plan *p, wrow *w)
 	int rc = cols && fams ? SBX_OK : SBX_ENOMEM;
 	for (size_t i = 0; rc == SBX_OK && i < w->nops; i++) {
 		const tx_op *op = &w->ops[i];
-		if (op->kind == TX_PUT)
-			continue;
 		memcpy(fams[n], op->family, op->family_len);
 		fams[n][op->family_len] = 0;
 		cols[n].family = fams[n];
-		if (op->kind == TX_DELETE_COLUMN) {
+		if (op->kind != TX_DELETE_FAMILY) {
 			cols[n].qualifier = op->qualifier;
 			cols[n].qualifier_len = op->qualifier_len;
 		}
@@ -475,11 +478,7 @@ static int commit_rows(plan *p)
 	if (rc)
 		return rc;
 	for (size_t i = 0; rc == SBX_OK && i < p->nw; i++)
-		for (size_t k = 0; k < p->w[i].nops; k++)
-			if (p->w[i].ops[k].kind != TX_PUT) {
-				rc = read_deleted_timestamps(p, &p->w[i]);
-				break;
-			}
+		rc = read_written_timestamps(p, &p->w[i]);
 	if (rc)
 		return rc;
 	int64_t now = tx_now_ms(), top = 0;
