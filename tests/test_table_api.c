@@ -518,6 +518,52 @@ static void test_result_reuse(void)
 	sbx_db_close(db);
 }
 
+/* Rows no REST path can name: one ending in '*' (a suffix glob in a
+ * path), one named like a table resource ("schema"), a 3000-byte key
+ * (longer than the remote backend puts in a URL). Puts, a column delete
+ * and a row delete work on them on every backend: over REST the deletes
+ * name the row in saltbox serve's X-Saltbox-Row header (the comment
+ * service's reverse-timestamp keys end in '*' one time in 256). */
+static void test_rows_no_path_can_name(void)
+{
+	sbx_db *db = open_fresh("unnamable");
+	REQUIRE(db);
+	sbx_table *t;
+	CHECK_INT(make_table(db, "t", "cf", 3), SBX_OK);
+	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	static char longrow[3001];
+	memset(longrow, 'k', 3000);
+	const char *rows[] = {"ab*", "schema", longrow};
+	for (size_t i = 0; i < 3; i++) {
+		const char *r = rows[i];
+		CHECK_INT(put1(t, r, "cf", "a", 1, "a1"), SBX_OK);
+		CHECK_INT(put1(t, r, "cf", "b", 1, "b1"), SBX_OK);
+		CHECK_INT(del1(t, r, SBX_CELL_DELETE_COLUMN, "cf", "a",
+			       SBX_LATEST_TIMESTAMP),
+			  SBX_OK);
+		char want[3100];
+		snprintf(want, sizeof want, "%s/cf:b=b1;", r);
+		CHECK_STR(get_str(t, r, NULL, false), want);
+		sbx_mutation *m;
+		CHECK_INT(sbx_mutation_new(&m, r, strlen(r)), SBX_OK);
+		CHECK_INT(sbx_mutation_delete_row(m, SBX_LATEST_TIMESTAMP),
+			  SBX_OK);
+		CHECK_INT(sbx_table_mutate(NULL, t, m), SBX_OK);
+		sbx_mutation_free(m);
+		CHECK_STR(get_str(t, r, NULL, false), "");
+	}
+	/* the prefix row "ab" the glob path would have named is untouched */
+	CHECK_INT(put1(t, "ab", "cf", "a", 1, "keep"), SBX_OK);
+	CHECK_INT(put1(t, "ab*", "cf", "a", 1, "x"), SBX_OK);
+	CHECK_INT(del1(t, "ab*", SBX_CELL_DELETE_FAMILY, "cf", NULL,
+		       SBX_LATEST_TIMESTAMP),
+		  SBX_OK);
+	CHECK_STR(get_str(t, "ab", NULL, false), "ab/cf:a=keep;");
+	CHECK_STR(get_str(t, "ab*", NULL, false), "");
+	sbx_table_close(t);
+	sbx_db_close(db);
+}
+
 TEST_MAIN(T(test_scan_bounds), T(test_batch_and_columns), T(test_filter_hook),
 	  T(test_filters_per_family), T(test_result_reuse),
-	  T(test_admin), T(test_bad_input))
+	  T(test_admin), T(test_bad_input), T(test_rows_no_path_can_name))

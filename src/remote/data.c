@@ -10,6 +10,7 @@
 #include "remote/remote.h"
 
 #include "common/alloc.h"
+#include "common/base64.h"
 #include "common/error.h"
 #include "model/mutation.h"
 #include "model/result.h"
@@ -160,13 +161,6 @@ static int check_expressible(const sbx_mutation *m)
 				"HBase REST cannot express DeleteFamilyVersion; "
 				"its DELETE deletes all versions <= ts of a "
 				"column, a family or a row");
-		if (row_path_unsafe(mut_row(m), m->row_len))
-			return sbx_error_set(
-				SBX_EUNSUPPORTED,
-				"row '%.*s' cannot be deleted over HBase REST: in "
-				"a DELETE path it names another resource",
-				(int)(m->row_len > 64 ? 64 : m->row_len),
-				(const char *)mut_row(m));
 	}
 	return SBX_OK;
 }
@@ -207,14 +201,26 @@ static int send_puts(remote_table *t, const sbx_mutation *m)
 	return rc;
 }
 
+/* The header that names a row a DELETE path cannot (row_path_unsafe):
+ * saltbox serve's extension (docs/rest.md), sent with the path's row "*",
+ * which HBase's own gateway refuses without deleting anything. */
+#define ROW_HEADER "X-Saltbox-Row: "
+
 /* One DELETE request: the whole row, or a list of columns/families that
  * share a timestamp. */
 static int send_delete(remote_table *t, const sbx_mutation *m, bool whole_row,
 		       const size_t *ops, size_t nops, int64_t ts)
 {
-	sbx_buf path = {0};
+	sbx_buf path = {0}, hdr = {0};
+	bool unsafe = row_path_unsafe(mut_row(m), m->row_len);
 	int rc = sbx_buf_printf(&path, "%s/", t->path);
-	rc = rc ? rc : remote_url_append(&path, mut_row(m), m->row_len);
+	if (unsafe) {
+		rc = rc ? rc : sbx_buf_printf(&path, "*");
+		rc = rc ? rc : sbx_buf_printf(&hdr, "%s", ROW_HEADER);
+		rc = rc ? rc : sbx_base64_encode(&hdr, mut_row(m), m->row_len);
+	} else {
+		rc = rc ? rc : remote_url_append(&path, mut_row(m), m->row_len);
+	}
 	rc = rc ? rc : sbx_buf_push(&path, '/');
 	for (size_t i = 0; rc == SBX_OK && !whole_row && i < nops; i++) {
 		const mut_op *op = &m->ops[ops[i]];
@@ -232,12 +238,23 @@ static int send_delete(remote_table *t, const sbx_mutation *m, bool whole_row,
 		rc = sbx_buf_printf(&path, "/%lld", (long long)ts);
 	remote_resp r;
 	if (rc == SBX_OK)
-		rc = remote_request(t->db, "DELETE", remote_cstr(&path), NULL, NULL,
-				    0, true, &r);
+		rc = remote_request_hdr(t->db, "DELETE", remote_cstr(&path),
+					unsafe ? remote_cstr(&hdr) : NULL, NULL,
+					NULL, 0, true, &r);
 	sbx_buf_free(&path);
+	sbx_buf_free(&hdr);
 	if (rc)
 		return rc;
-	if (r.status != 200)
+	if (r.status != 200 && unsafe && r.status != 404)
+		rc = sbx_error_set(
+			SBX_EUNSUPPORTED,
+			"row '%.*s' cannot be deleted over HBase REST (in a "
+			"DELETE path it names another resource) and the "
+			"gateway at %s refused saltbox serve's X-Saltbox-Row "
+			"header (HTTP %ld)",
+			(int)(m->row_len > 64 ? 64 : m->row_len),
+			(const char *)mut_row(m), t->db->base, r.status);
+	else if (r.status != 200)
 		rc = table_error(t, &r);
 	remote_resp_free(&r);
 	return rc;

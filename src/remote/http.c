@@ -164,12 +164,14 @@ static void sleep_ms(long ms)
 }
 
 static CURLcode perform_once(remote_db *db, CURL *h, const char *method,
-			     const char *url, const char *content_type,
-			     const void *body, size_t len, remote_resp *out,
-			     char *errbuf)
+			     const char *url, const char *header,
+			     const char *content_type, const void *body,
+			     size_t len, remote_resp *out, char *errbuf)
 {
 	struct curl_slist *hdrs = NULL;
 	hdrs = curl_slist_append(hdrs, "Accept: application/json");
+	if (header)
+		hdrs = curl_slist_append(hdrs, header);
 	if (content_type) {
 		char ct[128];
 		snprintf(ct, sizeof ct, "Content-Type: %s", content_type);
@@ -212,6 +214,15 @@ int remote_request(remote_db *db, const char *method, const char *path,
 		   const char *content_type, const void *body, size_t len,
 		   bool idempotent, remote_resp *out)
 {
+	return remote_request_hdr(db, method, path, NULL, content_type, body,
+				  len, idempotent, out);
+}
+
+int remote_request_hdr(remote_db *db, const char *method, const char *path,
+		       const char *header, const char *content_type,
+		       const void *body, size_t len, bool idempotent,
+		       remote_resp *out)
+{
 	memset(out, 0, sizeof *out);
 	if (remote_transport_hook)
 		return hooked_request(method, path, body, len, out);
@@ -233,8 +244,8 @@ int remote_request(remote_db *db, const char *method, const char *path,
 	long backoff = REMOTE_BACKOFF_MS;
 	for (;;) {
 		attempt++;
-		c = perform_once(db, h, method, remote_cstr(&url), content_type,
-				 body, len, out, errbuf);
+		c = perform_once(db, h, method, remote_cstr(&url), header,
+				 content_type, body, len, out, errbuf);
 		if (c == CURLE_OK || attempt >= db->attempts ||
 		    !is_retryable(c, idempotent))
 			break;

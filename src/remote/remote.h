@@ -58,6 +58,11 @@ void remote_resp_free(remote_resp *r);
 int remote_request(remote_db *db, const char *method, const char *path,
 		   const char *content_type, const void *body, size_t len,
 		   bool idempotent, remote_resp *out);
+/* The same with one more request header ("Name: value"; NULL: none). */
+int remote_request_hdr(remote_db *db, const char *method, const char *path,
+		       const char *header, const char *content_type,
+		       const void *body, size_t len, bool idempotent,
+		       remote_resp *out);
 
 /*
  * The transport seam, for fuzzing the parsing of server responses in

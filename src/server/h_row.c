@@ -542,14 +542,50 @@ static void row_put(rest_request *rq, rest_response *rs, sbx_table *t)
 	rest_cellset_free(&cs);
 }
 
+/* DELETE /t/<star>/... with X-Saltbox-Row: the row, base64 (docs/rest.md):
+ * the extension that deletes a row no path can name (one ending in '*',
+ * a resource name, or a key too long for a URL). HBase's gateway answers
+ * this path without deleting anything (it names the empty row). */
+static int extension_row(rest_request *rq, rest_response *rs, sbx_buf *row)
+{
+	const char *h = rest_header(rq, "X-Saltbox-Row");
+	if (!h) {
+		rest_error(rs, 400, "cannot delete a row range or glob");
+		return -1;
+	}
+	if (rest_b64_decode(row, h, strlen(h)) || row->len == 0) {
+		rest_error(rs, 400, "X-Saltbox-Row must be a non-empty row key "
+				    "in base64");
+		return -1;
+	}
+	if (row->len > SBX_MAX_ROW_LENGTH) {
+		rest_error(rs, 400, "row key longer than %d bytes",
+			   SBX_MAX_ROW_LENGTH);
+		return -1;
+	}
+	return 0;
+}
+
 static void row_delete(rest_request *rq, rest_response *rs, sbx_table *t)
 {
 	const rest_rowspec *spec = &rq->route.spec;
-	if (spec->is_glob || spec->is_range)
+	sbx_buf xrow = {0};
+	const uint8_t *row = spec->row.data;
+	size_t row_len = spec->row.len;
+	if (spec->is_glob && !spec->is_range && spec->row.len == 0) {
+		if (extension_row(rq, rs, &xrow)) {
+			sbx_buf_free(&xrow);
+			return;
+		}
+		row = xrow.data;
+		row_len = xrow.len;
+	} else if (spec->is_glob || spec->is_range) {
 		return rest_error(rs, 400, "cannot delete a row range or glob");
+	}
 	int64_t ts = spec->has_ts ? spec->end_ts : SBX_LATEST_TIMESTAMP;
 	sbx_mutation *m;
-	int rc = sbx_mutation_new(&m, spec->row.data, spec->row.len);
+	int rc = sbx_mutation_new(&m, row, row_len);
+	sbx_buf_free(&xrow);
 	if (rc)
 		return rest_sbx_error(rs, rc);
 	if (spec->ncolumns == 0)

@@ -181,5 +181,10 @@ void rest_route_request(rest_request *rq, rest_response *rs)
 		return ui_handle(rq, rs);
 	if (rest_route_parse(&rq->route, rq->path, strlen(rq->path), err))
 		return rest_error(rs, 400, "%s", err);
+	/* DELETE /{t}/<star> is a row delete naming its row in X-Saltbox-Row
+	 * (h_row.c), not the stateless scanner */
+	if (rq->route.kind == ROUTE_SCAN && rq->method == METHOD_DELETE &&
+	    rq->route.spec.row.len == 0)
+		rq->route.kind = ROUTE_ROW;
 	handlers[rq->route.kind](rq, rs);
 }

@@ -161,6 +161,23 @@ req GET /t/row1/nofam:a "${JSON[@]}"
 ok "missing family" "$STATUS" 404
 req GET /missing/row1 "${JSON[@]}"
 ok "missing table" "$STATUS" 404
+# a row no path can name ("ab*": a suffix glob in a path): saltbox serve's
+# DELETE /t/* with the row in X-Saltbox-Row (base64); "ab" is untouched
+req PUT /t/fakerow "${CT_JSON[@]}" -d "{\"Row\":[{\"key\":\"$(b64 'ab*')\",\"Cell\":[{\"column\":\"$CA\",\"timestamp\":10,\"\$\":\"$(b64 starred)\"}]}]}"
+ok "put to ab* (the body names the row)" "$STATUS" 200
+req PUT '/t/ab/cf:a' -H 'Content-Type: application/octet-stream' -H "X-Timestamp: 10" --data-binary plain
+req GET '/t/ab*' "${JSON[@]}"
+ok "ab and ab* are there" "$(echo "$BODY" | grep -o '"key":"[^"]*"' | tr '\n' ' ')" "\"key\":\"$(b64 ab)\" \"key\":\"$(b64 'ab*')\" "
+req DELETE '/t/*'
+ok "delete of a glob without X-Saltbox-Row" "$STATUS" 400
+req DELETE '/t/*/cf:a' -H 'X-Saltbox-Row: not base64!'
+ok "X-Saltbox-Row not base64" "$STATUS:$(echo "$BODY" | grep -c 'X-Saltbox-Row must be')" "400:1"
+req DELETE '/t/*' -H "X-Saltbox-Row: $(b64 'ab*')"
+ok "delete of row ab* by header" "$STATUS" 200
+req GET '/t/ab*' "${JSON[@]}"
+ok "ab* is gone, ab is untouched" "$(echo "$BODY" | grep -o '"key":"[^"]*"' | tr '\n' ' ')" "\"key\":\"$(b64 ab)\" "
+req DELETE /t/ab
+ok "delete ab" "$STATUS" 200
 req PUT /t/row2 "${CT_XML[@]}" -d "<CellSet><Row key=\"$(b64 row2)\"><Cell column=\"$CA\">$(b64 xmlvalue)</Cell></Row></CellSet>"
 ok "put xml" "$STATUS" 200
 req GET /t/row2/cf:a -H 'Accept: application/octet-stream'
