@@ -242,6 +242,7 @@ typedef struct bench_cfg {
 	bool dist_uniform, dist_zipfian;
 	size_t block_size;
 	size_t cache_bytes;
+	size_t row_cache_bytes; /* Saltbox's row cache; SIZE_MAX: its default */
 	uint64_t seed;
 	uint64_t rounds; /* slices per phase, engines alternating */
 	char dir[256];
@@ -291,6 +292,8 @@ static int saltbox_open(void **out, const char *dir, const bench_cfg *cfg)
 	sbx_db_options o;
 	sbx_db_options_init(&o);
 	o.block_cache_bytes = cfg->cache_bytes;
+	if (cfg->row_cache_bytes != SIZE_MAX)
+		o.row_cache_bytes = cfg->row_cache_bytes;
 	int rc = sbx_db_open(&s->db, dir, &o);
 	if (rc) {
 		free(s);
@@ -1669,7 +1672,7 @@ static void usage(void)
 		"                    [--engines rocksdb,rocksdb-tuned,saltbox,sqlite,lmdb]\n"
 		"                    [--threads N[,N...]] [--isolate]\n"
 		"                    [--block-size BYTES] [--seed N] [--dir DIR]\n"
-		"                    [--rounds N]\n"
+		"                    [--rounds N] [--row-cache BYTES]\n"
 		"Defaults: 100000 records, 200000 ops per workload, E runs\n"
 		"ops/10 scans, all workloads, zipfian, all engines, 1 thread, 64 KiB\n"
 		"blocks, temp dir under /tmp (removed at exit), 12 rounds: each\n"
@@ -1681,7 +1684,9 @@ static void usage(void)
 		"threads); tables side by side and a scaling table.\n"
 		"--isolate: each engine runs alone in a child process (no\n"
 		"interleaving), so its peak RSS (ru_maxrss) is its own; without\n"
-		"it the peak printed is the whole process's.\n");
+		"it the peak printed is the whole process's.\n"
+		"--row-cache BYTES: Saltbox's row cache (sbx_db_options.\n"
+		"row_cache_bytes; default the library's, 64 MiB; 0 turns it off).\n");
 	exit(2);
 }
 
@@ -1801,6 +1806,7 @@ int main(int argc, char **argv)
 		.dist_zipfian = true,
 		.block_size = 64 * 1024, /* HBase's BLOCKSIZE default */
 		.cache_bytes = (size_t)256 << 20,
+		.row_cache_bytes = SIZE_MAX,
 		.seed = 42,
 		.rounds = 12,
 	};
@@ -1830,6 +1836,8 @@ int main(int argc, char **argv)
 			cfg.workloads = v;
 		else if (!strcmp(a, "--block-size"))
 			cfg.block_size = parse_u64(v);
+		else if (!strcmp(a, "--row-cache"))
+			cfg.row_cache_bytes = parse_u64(v);
 		else if (!strcmp(a, "--seed"))
 			cfg.seed = parse_u64(v);
 		else if (!strcmp(a, "--rounds"))
@@ -1885,11 +1893,18 @@ int main(int argc, char **argv)
 		}
 	if (ci)
 		fclose(ci);
+	char rc_desc[48];
+	if (cfg.row_cache_bytes == SIZE_MAX)
+		snprintf(rc_desc, sizeof rc_desc, "default");
+	else
+		snprintf(rc_desc, sizeof rc_desc, "%zu MiB",
+			 cfg.row_cache_bytes >> 20);
 	printf("bench_engine: %llu records x %d fields x %d B, %llu ops per "
-	       "workload (E: %llu scans), block %zu B, cache %zu MiB, dir %s\n",
+	       "workload (E: %llu scans), block %zu B, cache %zu MiB, row cache "
+	       "%s, dir %s\n",
 	       (unsigned long long)cfg.records, NFIELDS, VALUE_LEN,
 	       (unsigned long long)cfg.ops, (unsigned long long)cfg.scan_ops,
-	       cfg.block_size, cfg.cache_bytes >> 20, g_tmpdir);
+	       cfg.block_size, cfg.cache_bytes >> 20, rc_desc, g_tmpdir);
 	printf("bench_engine: %ld CPUs (%s), threads", sysconf(_SC_NPROCESSORS_ONLN),
 	       cpu);
 	for (size_t k = 0; k < plan.ntc; k++)

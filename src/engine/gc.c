@@ -245,6 +245,9 @@ rocksdb_options_t *family_rocks_options(engine *e, const sbx_family_desc *d,
 				   NULL, noop_destroy, row_prefix,
 				   row_prefix_in_domain, row_prefix_in_range,
 				   row_prefix_name));
+		/* A point get's seek skips the memtable when the row's
+		 * prefix is not in it (most gets of a loaded store). */
+		rocksdb_options_set_memtable_prefix_bloom_size_ratio(o, 0.05);
 	}
 	if (d->data_block_encoding == SBX_ENCODING_ROW_INDEX_V1)
 		rocksdb_block_based_options_set_data_block_index_type(

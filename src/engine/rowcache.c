@@ -275,6 +275,28 @@ static void grow_buckets(rc_shard *s)
 	s->nbuckets = nb;
 }
 
+/* Compare a packed cell's key suffix with a new cell's (less plen). */
+static int suffix_cmp(const uint8_t *a, size_t al, const uint8_t *b,
+		      size_t bl)
+{
+	int d = memcmp(a, b, al < bl ? al : bl);
+	return d ? d : (al > bl) - (al < bl);
+}
+
+/* Append one packed cell at w; returns the end. */
+static uint8_t *pack_cell(uint8_t *w, const uint8_t *k, size_t kl,
+			  const uint8_t *v, size_t vl)
+{
+	uint16_t sl = (uint16_t)kl;
+	uint32_t l = (uint32_t)vl;
+	memcpy(w, &sl, 2);
+	memcpy(w + 2, &l, 4);
+	memcpy(w + CELL_HDR, k, kl);
+	if (vl)
+		memcpy(w + CELL_HDR + kl, v, vl);
+	return w + CELL_HDR + kl + vl;
+}
+
 void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
 		     size_t plen, const rowbuf *src, size_t from, size_t to)
 {
@@ -306,16 +328,9 @@ void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
 	uint8_t *w = (uint8_t *)ent_data(e);
 	for (size_t i = from; i < to; i++) {
 		const rowbuf_ent *x = &src->ents[i];
-		uint16_t sl = (uint16_t)(x->klen - plen);
-		uint32_t vl = (uint32_t)x->vlen;
-		memcpy(w, &sl, 2);
-		memcpy(w + 2, &vl, 4);
-		w += CELL_HDR;
-		memcpy(w, src->arena.data + x->koff + plen, sl);
-		w += sl;
-		if (vl)
-			memcpy(w, src->arena.data + x->voff, vl);
-		w += vl;
+		w = pack_cell(w, src->arena.data + x->koff + plen,
+			      x->klen - plen, src->arena.data + x->voff,
+			      x->vlen);
 	}
 	uint64_t h = e->hash = key_hash(k);
 	rc_shard *s = shard_of(c, h);
@@ -360,6 +375,112 @@ void rowcache_erase(rowcache *c, const rowcache_key *k)
 	rc_entry **p = find_slot(s, h, k);
 	if (*p)
 		remove_at(s, p);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Merge e's packed cells with new cells src->ents[idx[0..n)] (full keys,
+ * plen bytes of prefix) in key order, a new cell replacing an old one of
+ * the same key; written at w unless NULL. Returns the packed length and
+ * the count in *cells. */
+static size_t merge_cells(rc_entry *e, size_t plen, const rowbuf *src,
+			  const size_t *idx, size_t n, uint8_t *w,
+			  size_t *cells)
+{
+	const uint8_t *o = ent_data(e), *oend = o + e->data_len;
+	size_t j = 0, len = 0;
+	*cells = 0;
+	while (o < oend || j < n) {
+		const rowbuf_ent *x = j < n ? &src->ents[idx[j]] : NULL;
+		uint16_t sl = 0;
+		uint32_t vl = 0;
+		int d = 1; /* > 0: the new cell comes first */
+		if (o < oend) {
+			memcpy(&sl, o, 2);
+			memcpy(&vl, o + 2, 4);
+			d = x ? suffix_cmp(o + CELL_HDR, sl,
+					   src->arena.data + x->koff + plen,
+					   x->klen - plen)
+			      : -1;
+		}
+		size_t olen = CELL_HDR + sl + vl;
+		if (d < 0) {
+			if (w)
+				memcpy(w + len, o, olen);
+			len += olen;
+			o += olen;
+		} else {
+			if (w)
+				pack_cell(w + len, src->arena.data + x->koff + plen,
+					  x->klen - plen,
+					  src->arena.data + x->voff, x->vlen);
+			len += CELL_HDR + x->klen - plen + x->vlen;
+			if (d == 0) /* the same key: the new value replaces */
+				o += olen;
+			j++;
+		}
+		++*cells;
+	}
+	return len;
+}
+
+void rowcache_update(rowcache *c, const rowcache_key *k, size_t plen,
+		     const rowbuf *src, const size_t *idx, size_t n)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const rowbuf_ent *x = &src->ents[idx[i]];
+		if (x->klen < plen || x->klen - plen > UINT16_MAX ||
+		    x->vlen > UINT32_MAX) {
+			rowcache_erase(c, k);
+			return;
+		}
+	}
+	uint64_t h = key_hash(k);
+	rc_shard *s = shard_of(c, h);
+	pthread_mutex_lock(&s->lock);
+	rc_entry **p = find_slot(s, h, k);
+	rc_entry *e = *p;
+	if (!e) {
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	size_t cells, dlen = merge_cells(e, plen, src, idx, n, NULL, &cells);
+	size_t size = sizeof(rc_entry) + e->cf_len + e->row_len + dlen;
+	rc_entry *ne = dlen <= c->max_entry && size <= s->capacity
+			       ? sbx_malloc(size)
+			       : NULL;
+	if (!ne) {
+		remove_at(s, p);
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	memcpy(ne, e, sizeof *ne + e->cf_len + e->row_len);
+	ne->charge = size;
+	ne->n = cells;
+	ne->data_len = dlen;
+	merge_cells(e, plen, src, idx, n, (uint8_t *)ent_data(ne), &cells);
+	/* ne takes e's place in its chain and in the LRU list */
+	ne->hnext = e->hnext;
+	*p = ne;
+	if (e->prev)
+		e->prev->next = ne;
+	else
+		s->head = ne;
+	if (e->next)
+		e->next->prev = ne;
+	else
+		s->tail = ne;
+	s->bytes = s->bytes - e->charge + ne->charge;
+	free(e);
+	while (s->bytes > s->capacity && s->tail && s->tail != ne) {
+		rc_entry *v = s->tail;
+		rc_entry **q = &s->buckets[v->hash & (s->nbuckets - 1)];
+		while (*q != v)
+			q = &(*q)->hnext;
+		remove_at(s, q);
+		s->evictions++;
+	}
 	pthread_mutex_unlock(&s->lock);
 }
 

@@ -9,8 +9,8 @@
  *
  * Consistency: a per-row-stripe sequence number (a seqlock, indexed as
  * write.c's row-stripe locks). A writer, holding the stripe lock, makes it
- * odd before its RocksDB write, erases the row's entries after it, and
- * makes it even again. A get reads it before its lookups and after them
+ * odd before its RocksDB write, after it merges the cells it wrote into
+ * the row's entries (or erases them), and makes it even again. A get reads it before its lookups and after them
  * and uses the cache only when it was even and unchanged; a get that read
  * RocksDB inserts what it read only if the number is still the even one it
  * read before creating its iterators. So no entry older than a write
@@ -68,6 +68,16 @@ void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
 		     size_t to);
 /* Erase k's entry, if any. */
 void rowcache_erase(rowcache *c, const rowcache_key *k);
+/* A writer, between rowcache_write_begin and _end, after its RocksDB
+ * write succeeded: merge the cells it wrote to k's family of k's row into
+ * k's entry, if there is one (a row no get has cached stays uncached).
+ * The cells are src's entries idx[0..n), full keys (the row's prefix,
+ * plen bytes, first) in key order, no key twice. The entry becomes what a
+ * read of RocksDB would now find: same keys replaced, new ones inserted
+ * in order. Erased instead when the merge does not fit or memory runs
+ * out. */
+void rowcache_update(rowcache *c, const rowcache_key *k, size_t plen,
+		     const struct rowbuf *src, const size_t *idx, size_t n);
 /* The largest entry kept, in bytes of packed cells. */
 size_t rowcache_max_entry(const rowcache *c);
 

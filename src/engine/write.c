@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "engine/engine.h"
+#include "engine/reader.h"
 #include "engine/rowcache.h"
 #include "model/backend.h"
 #include "model/mutation.h"
@@ -56,6 +57,137 @@ static void cache_forget_row(engine *e, table *t, const uint8_t *row,
 		k.cf_len = strlen(k.cf_name);
 		rowcache_erase(e->rowcache, &k);
 	}
+}
+
+/* The cells a write batch puts, kept for the row cache: after the write
+ * they are merged into the rows' cached entries (rowcache_update), so a
+ * row a get cached stays cached across writes to it. */
+typedef struct cache_log {
+	rowbuf cells; /* full keys and values, in write order */
+	family **fam; /* each cell's family */
+	size_t *mut;  /* each cell's mutation (an index into the batch) */
+	size_t cur;   /* the mutation being built */
+	bool failed;  /* out of memory: the rows' entries are erased */
+} cache_log;
+
+static void log_cell(cache_log *l, family *f, const uint8_t *k, size_t kl,
+		     const uint8_t *v, size_t vl)
+{
+	if (!l || l->failed)
+		return;
+	rowbuf *b = &l->cells;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 16;
+		rowbuf_ent *ne = sbx_realloc(b->ents, cap * sizeof *ne);
+		family **nf = ne ? sbx_realloc(l->fam, cap * sizeof *nf) : NULL;
+		size_t *nm = nf ? sbx_realloc(l->mut, cap * sizeof *nm) : NULL;
+		if (ne)
+			b->ents = ne;
+		if (nf)
+			l->fam = nf;
+		if (!nm) {
+			l->failed = true;
+			return;
+		}
+		l->mut = nm;
+		b->cap = cap;
+	}
+	size_t koff = b->arena.len;
+	if (sbx_buf_append(&b->arena, k, kl) ||
+	    sbx_buf_append(&b->arena, v, vl)) {
+		l->failed = true;
+		return;
+	}
+	b->ents[b->n] = (rowbuf_ent){.koff = koff, .klen = kl,
+				     .voff = koff + kl, .vlen = vl};
+	l->fam[b->n] = f;
+	l->mut[b->n] = l->cur;
+	b->n++;
+}
+
+static void log_free(cache_log *l)
+{
+	sbx_buf_free(&l->cells.arena);
+	free(l->cells.ents);
+	free(l->fam);
+	free(l->mut);
+}
+
+typedef struct logged_key {
+	const uint8_t *k;
+	size_t kl, i;
+} logged_key;
+
+static int logged_key_order(const void *pa, const void *pb)
+{
+	const logged_key *a = pa, *b = pb;
+	int d = memcmp(a->k, b->k, a->kl < b->kl ? a->kl : b->kl);
+	if (d)
+		return d;
+	if (a->kl != b->kl)
+		return a->kl < b->kl ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i; /* write order */
+}
+
+/* After the write: mutation mi's logged cells merged into its row's cached
+ * entries, family by family (a family it did not write keeps its entry);
+ * without a log, the row's entries are erased. */
+static void cache_write_row(engine *e, table *t, const uint8_t *row,
+			    size_t len, cache_log *l, size_t mi)
+{
+	if (!e->rowcache)
+		return;
+	if (!l || l->failed) {
+		cache_forget_row(e, t, row, len);
+		return;
+	}
+	const rowbuf *b = &l->cells;
+	size_t n = 0;
+	for (size_t i = 0; i < b->n; i++)
+		n += l->mut[i] == mi;
+	if (!n)
+		return;
+	logged_key *v = sbx_malloc(n * sizeof *v);
+	size_t *idx = sbx_malloc(n * sizeof *idx);
+	if (!v || !idx) {
+		free(v), free(idx);
+		cache_forget_row(e, t, row, len);
+		return;
+	}
+	rowcache_key k = {
+		.row_hash = rowcache_row_hash(row, len),
+		.epoch = atomic_load_explicit(&t->cache_epoch,
+					      memory_order_acquire),
+		.row = row,
+		.row_len = len};
+	for (size_t fi = 0; fi < t->nfams; fi++) {
+		family *f = t->fams[fi];
+		size_t m = 0, plen = 0;
+		for (size_t i = 0; i < b->n; i++)
+			if (l->mut[i] == mi && l->fam[i] == f)
+				v[m++] = (logged_key){
+				    b->arena.data + b->ents[i].koff,
+				    b->ents[i].klen, i};
+		if (!m)
+			continue;
+		qsort(v, m, sizeof *v, logged_key_order);
+		size_t u = 0; /* of equal keys the last written wins */
+		for (size_t i = 0; i < m; i++) {
+			if (i + 1 < m && v[i].kl == v[i + 1].kl &&
+			    !memcmp(v[i].k, v[i + 1].k, v[i].kl))
+				continue;
+			idx[u++] = v[i].i;
+		}
+		plen = cellkey_row_prefix_len(v[0].k, v[0].kl);
+		k.cf_name = f->cf_name;
+		k.cf_len = strlen(f->cf_name);
+		if (plen)
+			rowcache_update(e->rowcache, &k, plen, b, idx, u);
+		else
+			rowcache_erase(e->rowcache, &k);
+	}
+	free(v);
+	free(idx);
 }
 
 /* Then the seqlocks go even again. */
@@ -196,6 +328,7 @@ typedef struct row_batch {
 	table *t;
 	const sbx_mutation *m;
 	rocksdb_writebatch_t *wb;
+	cache_log *log;  /* NULL: no row cache */
 	sbx_buf key;     /* the cell key being written */
 	sbx_buf cur;     /* a column's value read back (deletes, rmw) */
 	rmw_value *vals; /* increments' and appends' results, in op order */
@@ -227,6 +360,7 @@ static int put_cell(row_batch *b, family *f, const uint8_t *q, size_t ql,
 		return rc;
 	rocksdb_writebatch_put_cf(b->wb, f->cf, (const char *)b->key.data,
 				  b->key.len, (const char *)v, vl);
+	log_cell(b->log, f, b->key.data, b->key.len, v, vl);
 	return SBX_OK;
 }
 
@@ -390,11 +524,12 @@ static int add_op(row_batch *b, const mut_op *op, int64_t ts)
  * appends. REQUIRES: m's row stripe lock and t->lock (read) held. */
 static int build_row_batch(engine *e, table *t, const sbx_mutation *m,
 			   int64_t now_ts, rocksdb_writebatch_t *wb,
-			   sbx_result *out)
+			   cache_log *log, sbx_result *out)
 {
 	ASSERT_LOCKED(&e->stripe_lock[stripe_of(mut_row(m), m->row_len)]);
 	ASSERT_RWLOCKED(&t->lock);
-	row_batch b = {.e = e, .t = t, .m = m, .wb = wb};
+	row_batch b = {.e = e, .t = t, .m = m, .wb = wb,
+		       .log = e->rowcache ? log : NULL};
 	int rc = SBX_OK;
 	for (size_t i = 0; !rc && i < m->nops; i++) {
 		const mut_op *op = &m->ops[i];
@@ -493,13 +628,16 @@ static int apply_locked(engine *e, table *t, const sbx_mutation *m,
 	if (out && (rc = result_new(&res, mut_row(m), m->row_len)))
 		return rc;
 	rocksdb_writebatch_t *wb = wb_take(e);
-	rc = build_row_batch(e, t, m, next_ts(e, stripe), wb, res);
+	cache_log log = {0};
+	rc = build_row_batch(e, t, m, next_ts(e, stripe), wb, &log, res);
 	if (!rc) {
 		cache_write_begin(e, &stripe, 1);
 		rc = commit(e, wb, m->durability);
-		cache_forget_row(e, t, mut_row(m), m->row_len);
+		cache_write_row(e, t, mut_row(m), m->row_len, rc ? NULL : &log,
+				0);
 		cache_write_end(e, &stripe, 1);
 	}
+	log_free(&log);
 	wb_give(e, wb);
 	if (!rc && res)
 		rc = result_finish(res);
@@ -583,18 +721,24 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 	for (size_t i = 0; i < nlocked; i++)
 		pthread_mutex_lock(&e->stripe_lock[locked[i]]);
 	rocksdb_writebatch_t *wb = wb_take(e);
+	cache_log log = {0};
 	bool any = false;
 	for (size_t i = 0; i < n; i++) {
 		if (st[i] || ms[i]->has_rmw)
 			continue;
 		size_t mark = rocksdb_writebatch_count(wb);
+		size_t lmark = log.cells.n, amark = log.cells.arena.len;
 		rocksdb_writebatch_set_save_point(wb);
+		log.cur = i;
 		st[i] = build_row_batch(e, h->t, ms[i],
-					next_ts(e, stripes[i]), wb, NULL);
-		if (st[i])
+					next_ts(e, stripes[i]), wb, &log, NULL);
+		if (st[i]) {
 			rocksdb_writebatch_rollback_to_save_point(wb, NULL);
-		else
+			log.cells.n = lmark;
+			log.cells.arena.len = amark;
+		} else {
 			any = any || rocksdb_writebatch_count(wb) > (int)mark;
+		}
 	}
 	int crc = SBX_OK;
 	if (any) {
@@ -602,10 +746,12 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 		crc = commit(e, wb, dur);
 		for (size_t i = 0; i < n; i++)
 			if (!st[i] && !ms[i]->has_rmw)
-				cache_forget_row(e, h->t, mut_row(ms[i]),
-						 ms[i]->row_len);
+				cache_write_row(e, h->t, mut_row(ms[i]),
+						ms[i]->row_len,
+						crc ? NULL : &log, i);
 		cache_write_end(e, locked, nlocked);
 	}
+	log_free(&log);
 	wb_give(e, wb);
 	for (size_t i = nlocked; i-- > 0;)
 		pthread_mutex_unlock(&e->stripe_lock[locked[i]]);
@@ -814,7 +960,8 @@ int engine_check_and_mutate_rows(void *db, const sbx_backend_row_change *rows,
 			if (!m)
 				continue;
 			rc = build_row_batch(e, v[i].h->t, m,
-					     next_ts(e, v[i].stripe), wb, NULL);
+					     next_ts(e, v[i].stripe), wb, NULL,
+					     NULL);
 			any = true;
 			if (durability_rank(m->durability) >
 			    durability_rank(dur))
