@@ -284,6 +284,18 @@ static void test_framing(void)
 	sbx_buf_printf(&big, " HTTP/1.1\r\nHost: x\r\n\r\n");
 	CHECK_INT(raw(port, (const char *)big.data, big.len, reply, sizeof reply,
 		      &closed), 414);
+	/* a target just under the limit fits the connection's 64 KiB
+	 * buffer with its headers: answered */
+	big.len = 0;
+	sbx_buf_printf(&big, "GET /version?a=");
+	for (int i = 0; i < 32700; i++)
+		sbx_buf_push(&big, 'b');
+	sbx_buf_printf(&big, " HTTP/1.1\r\nHost: x\r\nX-Pad: ");
+	for (int i = 0; i < 8000; i++)
+		sbx_buf_push(&big, 'p');
+	sbx_buf_printf(&big, "\r\nConnection: close\r\n\r\n");
+	CHECK_INT(raw(port, (const char *)big.data, big.len, reply, sizeof reply,
+		      &closed), 200);
 	/* 4,000 small arguments fit: answered, not dropped */
 	big.len = 0;
 	sbx_buf_printf(&big, "GET /version?");

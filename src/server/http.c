@@ -518,7 +518,9 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 		MHD_OPTION_CONNECTION_TIMEOUT, srv->opts.header_timeout_s,
 		MHD_OPTION_CONNECTION_LIMIT, max_conn,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, srv->opts.max_ip_connections,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
+		/* zeroed whole before every request (MHD_pool_reset): big
+		 * enough for a 32 KiB target and headers, and no bigger */
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 		MHD_OPTION_END);
 	if (!srv->daemon) {
