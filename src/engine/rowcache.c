@@ -32,6 +32,12 @@ typedef struct rc_entry {
 
 #define CELL_HDR 6
 
+/* The largest entry a write merges into (rowcache_update copies the whole
+ * entry): a row that grew past it, such as a hot counter's uncompacted
+ * versions, is erased by its next write and read again by its next get,
+ * so a write never copies more than this. */
+#define RC_MERGE_MAX ((size_t)64 << 10)
+
 typedef struct rc_shard {
 	pthread_mutex_t lock;
 	rc_entry **buckets;
@@ -447,9 +453,10 @@ void rowcache_update(rowcache *c, const rowcache_key *k, size_t plen,
 	}
 	size_t cells, dlen = merge_cells(e, plen, src, idx, n, NULL, &cells);
 	size_t size = sizeof(rc_entry) + e->cf_len + e->row_len + dlen;
-	rc_entry *ne = dlen <= c->max_entry && size <= s->capacity
-			       ? sbx_malloc(size)
-			       : NULL;
+	rc_entry *ne = dlen <= c->max_entry && dlen <= RC_MERGE_MAX &&
+			       size <= s->capacity
+			   ? sbx_malloc(size)
+			   : NULL;
 	if (!ne) {
 		remove_at(s, p);
 		pthread_mutex_unlock(&s->lock);
