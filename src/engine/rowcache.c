@@ -202,6 +202,20 @@ static void remove_at(rc_shard *s, rc_entry **p)
 	free(e);
 }
 
+/* Evict least recently used entries (never `keep`) until `more` bytes fit
+ * under the shard's bound. */
+static void evict_for(rc_shard *s, size_t more, const rc_entry *keep)
+{
+	while (s->tail && s->tail != keep && s->bytes + more > s->capacity) {
+		rc_entry *v = s->tail;
+		rc_entry **q = &s->buckets[v->hash & (s->nbuckets - 1)];
+		while (*q != v)
+			q = &(*q)->hnext;
+		remove_at(s, q);
+		s->evictions++;
+	}
+}
+
 int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
 		    size_t plen, rowbuf *dst, bool *hit)
 {
@@ -353,14 +367,7 @@ void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
 	rc_entry **p = find_slot(s, h, k);
 	if (*p)
 		remove_at(s, p);
-	while (s->tail && s->bytes + size > s->capacity) {
-		rc_entry *v = s->tail;
-		rc_entry **q = &s->buckets[v->hash & (s->nbuckets - 1)];
-		while (*q != v)
-			q = &(*q)->hnext;
-		remove_at(s, q);
-		s->evictions++;
-	}
+	evict_for(s, size, NULL);
 	if (s->count + 1 > s->nbuckets)
 		grow_buckets(s);
 	p = &s->buckets[h & (s->nbuckets - 1)];
@@ -480,14 +487,7 @@ void rowcache_update(rowcache *c, const rowcache_key *k, size_t plen,
 		s->tail = ne;
 	s->bytes = s->bytes - e->charge + ne->charge;
 	free(e);
-	while (s->bytes > s->capacity && s->tail && s->tail != ne) {
-		rc_entry *v = s->tail;
-		rc_entry **q = &s->buckets[v->hash & (s->nbuckets - 1)];
-		while (*q != v)
-			q = &(*q)->hnext;
-		remove_at(s, q);
-		s->evictions++;
-	}
+	evict_for(s, 0, ne);
 	pthread_mutex_unlock(&s->lock);
 }
 

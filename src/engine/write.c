@@ -40,18 +40,24 @@ static void cache_write_begin(engine *e, const unsigned *stripes, size_t n)
 		rowcache_write_begin(e->rowcache, stripes[i]);
 }
 
+/* The cache key of the row in t (its family left for the caller). */
+static rowcache_key row_cache_key(table *t, const uint8_t *row, size_t len)
+{
+	return (rowcache_key){
+		.row_hash = rowcache_row_hash(row, len),
+		.epoch = atomic_load_explicit(&t->cache_epoch,
+					      memory_order_acquire),
+		.row = row,
+		.row_len = len};
+}
+
 /* After it: the row's entries of every family of t are erased. */
 static void cache_forget_row(engine *e, table *t, const uint8_t *row,
 			     size_t len)
 {
 	if (!e->rowcache)
 		return;
-	rowcache_key k = {
-		.row_hash = rowcache_row_hash(row, len),
-		.epoch = atomic_load_explicit(&t->cache_epoch,
-					      memory_order_acquire),
-		.row = row,
-		.row_len = len};
+	rowcache_key k = row_cache_key(t, row, len);
 	for (size_t i = 0; i < t->nfams; i++) {
 		k.cf_name = t->fams[i]->cf_name;
 		k.cf_len = strlen(k.cf_name);
@@ -154,12 +160,7 @@ static void cache_write_row(engine *e, table *t, const uint8_t *row,
 		cache_forget_row(e, t, row, len);
 		return;
 	}
-	rowcache_key k = {
-		.row_hash = rowcache_row_hash(row, len),
-		.epoch = atomic_load_explicit(&t->cache_epoch,
-					      memory_order_acquire),
-		.row = row,
-		.row_len = len};
+	rowcache_key k = row_cache_key(t, row, len);
 	for (size_t fi = 0; fi < t->nfams; fi++) {
 		family *f = t->fams[fi];
 		size_t m = 0, plen = 0;
