@@ -430,12 +430,13 @@ static void test_writes_merged_match_uncached(void)
 }
 
 /* A row whose versions pile up (a hot column rewritten, nothing
- * compacted yet) is merged into while it stays under 64 KiB, then erased
- * by the write that would pass it, and read again by the next get. */
-static void test_merge_stops_at_64k(void)
+ * compacted yet) is merged into while its entry stays within 16 KiB, then
+ * erased by the write that would pass it, and no longer cached: gets read
+ * it from RocksDB, which steps over the versions in place. */
+static void test_entry_max_16k(void)
 {
-	/* 64 MiB: an entry may hold 512 KiB, so only the merge bound acts */
-	db = open_with_cache("merge64", (size_t)64 << 20);
+	/* 64 MiB: a shard's quarter is 512 KiB, so only the 16 KiB cap acts */
+	db = open_with_cache("entry16k", (size_t)64 << 20);
 	REQUIRE(db);
 	CHECK_INT(make_table(db, "t", "cf", 1), SBX_OK);
 	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
@@ -446,20 +447,20 @@ static void test_merge_stops_at_64k(void)
 	reset_delta();
 	CHECK_INT(strlen(get1("r")) > 1024, 1);
 	CHECK_STR(delta(), "0/1");
-	for (int ts = 2; ts <= 40; ts++) { /* 40 versions of about 1 KiB */
+	for (int ts = 2; ts <= 12; ts++) { /* 12 versions of about 1 KiB */
 		v[0] = (char)('a' + ts % 26);
 		CHECK_INT(put1(t, "r", "cf", "q", ts, v), SBX_OK);
 	}
-	CHECK_INT(get1("r")[7] == 'a' + 40 % 26, 1); /* "r/cf:q=" + value */
+	CHECK_INT(get1("r")[7] == 'a' + 12 % 26, 1); /* "r/cf:q=" + value */
 	CHECK_STR(delta(), "1/0");
-	for (int ts = 41; ts <= 80; ts++) { /* past 64 KiB: erased */
+	for (int ts = 13; ts <= 24; ts++) { /* past 16 KiB: erased */
 		v[0] = (char)('a' + ts % 26);
 		CHECK_INT(put1(t, "r", "cf", "q", ts, v), SBX_OK);
 	}
-	CHECK_INT(get1("r")[7] == 'a' + 80 % 26, 1);
+	CHECK_INT(get1("r")[7] == 'a' + 24 % 26, 1);
 	CHECK_STR(delta(), "0/1");
-	CHECK_INT(get1("r")[7] == 'a' + 80 % 26, 1);
-	CHECK_STR(delta(), "1/0");
+	CHECK_INT(get1("r")[7] == 'a' + 24 % 26, 1); /* and not cached again */
+	CHECK_STR(delta(), "0/1");
 	teardown();
 }
 
@@ -704,7 +705,7 @@ static void test_byte_bound_holds(void)
 
 TEST_MAIN(T(test_hit_after_miss_and_put_updates), T(test_every_write_seen),
 	  T(test_versions_ranges_filters_match_uncached),
-	  T(test_writes_merged_match_uncached), T(test_merge_stops_at_64k),
+	  T(test_writes_merged_match_uncached), T(test_entry_max_16k),
 	  T(test_ttl_expiry_seen_through_cache),
 	  T(test_blockcache_false_stays_out), T(test_threads_never_read_stale),
 	  T(test_byte_bound_holds))

@@ -26,8 +26,9 @@ typedef struct sbx_db_options {
 	size_t block_cache_bytes;
 	/* Row cache in bytes (default 64 MiB; 0 turns it off): the raw cells
 	 * of recently read rows, per family, so a repeated get skips RocksDB.
-	 * Every write to a row forgets its entries before the write returns;
-	 * reads still apply versions, delete markers, TTL, time ranges and
+	 * Every write to a cached row merges its cells into the row's entry
+	 * before the write returns (a row over 16 KiB a family is not
+	 * cached); reads still apply versions, delete markers, TTL, time ranges and
 	 * filters to the cached cells, so results are the same cached or
 	 * not. Only gets use it (not scans, nor raw reads); a family with
 	 * BLOCKCACHE false stays out of it. Hits and misses are counted per

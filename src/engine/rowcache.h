@@ -74,8 +74,8 @@ void rowcache_erase(rowcache *c, const rowcache_key *k);
  * The cells are src's entries idx[0..n), full keys (the row's prefix,
  * plen bytes, first) in key order, no key twice. The entry becomes what a
  * read of RocksDB would now find: same keys replaced, new ones inserted
- * in order. Erased instead when the merged entry would pass 64 KiB (a
- * write never copies more) or the entry bound, or memory runs out. */
+ * in order. Erased instead when the merged entry would pass the entry
+ * bound (rowcache_max_entry: 16 KiB at most) or memory runs out. */
 void rowcache_update(rowcache *c, const rowcache_key *k, size_t plen,
 		     const struct rowbuf *src, const size_t *idx, size_t n);
 /* The largest entry kept, in bytes of packed cells. */
