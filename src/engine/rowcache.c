@@ -4,13 +4,14 @@
  * byte bound per shard, and the per-stripe seqlocks that keep it
  * consistent with writes (the protocol is in rowcache.h).
  *
- * Under threads: a hit only sets its entry's reference bit (no list
- * change: the second-chance "clock" approximation of LRU, so the hottest
- * entries do not bounce the list between cores), and each shard's mutex
- * is glibc's adaptive one, which spins briefly before it sleeps: its
- * critical sections are a hash probe and a copy, far shorter than a
- * futex sleep and wake (two threads on a zipfian read load ran at 0.4x
- * one thread with a plain mutex and LRU relinking on every hit).
+ * Under threads: a hit only takes a reference to its entry and sets its
+ * reference bit under the shard's lock (no list change: the second-chance
+ * "clock" approximation of LRU, so the hottest entries do not bounce the
+ * list between cores), then copies the cells without the lock (entries
+ * are immutable once linked); each shard's mutex is glibc's adaptive
+ * one, which spins briefly before it sleeps, as its critical sections
+ * are a hash probe. (Two threads on a zipfian read load ran at 0.4x one
+ * thread with a plain mutex, LRU relinking and the copy under the lock.)
  */
 #define _GNU_SOURCE /* PTHREAD_MUTEX_ADAPTIVE_NP */
 #include "engine/rowcache.h"
@@ -30,6 +31,7 @@ typedef struct rc_entry {
 	struct rc_entry *hnext;       /* hash chain */
 	struct rc_entry *prev, *next; /* clock list: head newest */
 	atomic_bool ref;              /* hit since it last passed the tail */
+	atomic_int refs; /* the cache's one while linked, plus each reader's */
 	uint64_t hash;
 	uint64_t epoch;
 	size_t charge; /* bytes counted against the bound */
@@ -208,7 +210,16 @@ static void lru_push_front(rc_shard *s, rc_entry *e)
 		s->tail = e;
 }
 
-/* Unlink e (found through slot p) and free it. */
+/* Drop a reference; the last one frees the entry. An entry's cells never
+ * change once it is linked (a write links a new entry in its place), so a
+ * reader holding a reference copies them without the shard's lock. */
+static void ent_unref(rc_entry *e)
+{
+	if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) == 1)
+		free(e);
+}
+
+/* Unlink e (found through slot p) and drop the cache's reference. */
 static void remove_at(rc_shard *s, rc_entry **p)
 {
 	rc_entry *e = *p;
@@ -216,7 +227,7 @@ static void remove_at(rc_shard *s, rc_entry **p)
 	lru_unlink(s, e);
 	s->count--;
 	s->bytes -= e->charge;
-	free(e);
+	ent_unref(e);
 }
 
 /* Evict least recently used entries (never `keep`) until `more` bytes fit
@@ -249,6 +260,13 @@ int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
 	*hit = false;
 	pthread_mutex_lock(&s->lock);
 	rc_entry *e = *find_slot(s, h, k);
+	if (e) {
+		atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+		if (!atomic_load_explicit(&e->ref, memory_order_relaxed))
+			atomic_store_explicit(&e->ref, true,
+					      memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&s->lock);
 	int rc = SBX_OK;
 	if (e) {
 		if (dst->n + e->n > dst->cap) {
@@ -290,15 +308,9 @@ int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
 			dst->arena.len = off;
 			dst->n += e->n;
 		}
-		if (!rc) {
-			*hit = true;
-			if (!atomic_load_explicit(&e->ref,
-						  memory_order_relaxed))
-				atomic_store_explicit(&e->ref, true,
-						      memory_order_relaxed);
-		}
+		*hit = rc == SBX_OK;
+		ent_unref(e);
 	}
-	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
@@ -363,6 +375,7 @@ void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
 		return;
 	memset(e, 0, sizeof *e);
 	atomic_init(&e->ref, false);
+	atomic_init(&e->refs, 1);
 	e->epoch = k->epoch;
 	e->charge = size;
 	e->cf_len = k->cf_len;
@@ -497,6 +510,7 @@ void rowcache_update(rowcache *c, const rowcache_key *k, size_t plen,
 	memcpy(ne, e, sizeof *ne + e->cf_len + e->row_len);
 	atomic_init(&ne->ref, atomic_load_explicit(&e->ref,
 						   memory_order_relaxed));
+	atomic_init(&ne->refs, 1);
 	ne->charge = size;
 	ne->n = cells;
 	ne->data_len = dlen;
@@ -513,7 +527,7 @@ void rowcache_update(rowcache *c, const rowcache_key *k, size_t plen,
 	else
 		s->tail = ne;
 	s->bytes = s->bytes - e->charge + ne->charge;
-	free(e);
+	ent_unref(e);
 	evict_for(s, 0, ne);
 	pthread_mutex_unlock(&s->lock);
 }
