@@ -322,32 +322,49 @@ static void fill_versions(sbx_table *tab)
 	CHECK_INT(put1(tab, "r", "cf", "c", 25, "c25"), SBX_OK);
 }
 
+/* A store with the cache off and its table "t" (family cf, 5 versions):
+ * the reference cached reads are compared with. */
+static sbx_db *open_plain(const char *name, sbx_table **pt)
+{
+	*pt = NULL;
+	sbx_db *plain = open_with_cache(name, 0);
+	if (!plain)
+		return NULL;
+	CHECK_INT(make_table(plain, "t", "cf", 5), SBX_OK);
+	CHECK_INT(sbx_table_open(pt, plain, "t"), SBX_OK);
+	return plain;
+}
+
+/* Every read case on the uncached table pt and on t: both as expected. */
+static void check_read_cases(sbx_table *pt, int round)
+{
+	size_t n = sizeof read_cases / sizeof read_cases[0];
+	for (size_t i = 0; i < n; i++) {
+		const read_case *c = &read_cases[i];
+		char uncached[1024];
+		snprintf(uncached, sizeof uncached, "%s", run_case(pt, c));
+		CHECK_STR(uncached, c->expect);
+		const char *cached = run_case(t, c);
+		if (strcmp(cached, c->expect))
+			fprintf(stderr, "case '%s', round %d\n", c->what,
+				round);
+		CHECK_STR(cached, c->expect);
+	}
+}
+
 static void test_versions_ranges_filters_match_uncached(void)
 {
 	setup("semantics", 5);
 	REQUIRE(t);
-	sbx_db *plain = open_with_cache("semantics_plain", 0);
-	REQUIRE(plain);
-	sbx_table *pt = NULL;
-	CHECK_INT(make_table(plain, "t", "cf", 5), SBX_OK);
-	CHECK_INT(sbx_table_open(&pt, plain, "t"), SBX_OK);
-	REQUIRE(pt);
+	sbx_table *pt;
+	sbx_db *plain = open_plain("semantics_plain", &pt);
+	REQUIRE(plain && pt);
 	fill_versions(t);
 	fill_versions(pt);
 	reset_delta();
 	size_t n = sizeof read_cases / sizeof read_cases[0];
 	for (int round = 0; round < 2; round++)
-		for (size_t i = 0; i < n; i++) {
-			const read_case *c = &read_cases[i];
-			char uncached[1024];
-			snprintf(uncached, sizeof uncached, "%s", run_case(pt, c));
-			CHECK_STR(uncached, c->expect);
-			const char *cached = run_case(t, c);
-			if (strcmp(cached, c->expect))
-				fprintf(stderr, "case '%s', round %d\n",
-					c->what, round);
-			CHECK_STR(cached, c->expect);
-		}
+		check_read_cases(pt, round);
 	/* the first read filled the cache; every other was a hit */
 	char expect[32];
 	snprintf(expect, sizeof expect, "%zu/1", 2 * n - 1);
@@ -369,12 +386,9 @@ static void test_writes_merged_match_uncached(void)
 {
 	setup("merged", 5);
 	REQUIRE(t);
-	sbx_db *plain = open_with_cache("merged_plain", 0);
-	REQUIRE(plain);
-	sbx_table *pt = NULL;
-	CHECK_INT(make_table(plain, "t", "cf", 5), SBX_OK);
-	CHECK_INT(sbx_table_open(&pt, plain, "t"), SBX_OK);
-	REQUIRE(pt);
+	sbx_table *pt;
+	sbx_db *plain = open_plain("merged_plain", &pt);
+	REQUIRE(plain && pt);
 	reset_delta();
 	CHECK_STR(get1("r"), "");
 	CHECK_INT(put1(t, "r", "cf", "a", 10, "a10"), SBX_OK);
@@ -394,16 +408,7 @@ static void test_writes_merged_match_uncached(void)
 	CHECK_INT(put1(t, "r", "cf", "c", 25, "c25"), SBX_OK);
 	fill_versions(pt);
 	size_t n = sizeof read_cases / sizeof read_cases[0];
-	for (size_t i = 0; i < n; i++) {
-		const read_case *c = &read_cases[i];
-		char uncached[1024];
-		snprintf(uncached, sizeof uncached, "%s", run_case(pt, c));
-		CHECK_STR(uncached, c->expect);
-		const char *cached = run_case(t, c);
-		if (strcmp(cached, c->expect))
-			fprintf(stderr, "case '%s'\n", c->what);
-		CHECK_STR(cached, c->expect);
-	}
+	check_read_cases(pt, 0);
 	/* 8 gets and the read cases: only the first get missed */
 	char expect[32];
 	snprintf(expect, sizeof expect, "%zu/1", 7 + n);

@@ -354,6 +354,14 @@ static uint8_t *pack_cell(uint8_t *w, const uint8_t *k, size_t kl,
 	return w + CELL_HDR + kl + vl;
 }
 
+/* Whether a cell can be packed less plen bytes of prefix (CELL_HDR's
+ * u16 key and u32 value lengths). */
+static bool packable(const rowbuf_ent *x, size_t plen)
+{
+	return x->klen >= plen && x->klen - plen <= UINT16_MAX &&
+	       x->vlen <= UINT32_MAX;
+}
+
 void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
 		     size_t plen, const rowbuf *src, size_t from, size_t to)
 {
@@ -362,8 +370,7 @@ void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
 	size_t n = to - from, dlen = 0;
 	for (size_t i = from; i < to; i++) {
 		const rowbuf_ent *x = &src->ents[i];
-		if (x->klen < plen || x->klen - plen > UINT16_MAX ||
-		    x->vlen > UINT32_MAX)
+		if (!packable(x, plen))
 			return;
 		dlen += CELL_HDR + x->klen - plen + x->vlen;
 	}
@@ -480,14 +487,11 @@ void rowcache_update(rowcache *c, const rowcache_key *k, size_t plen,
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		const rowbuf_ent *x = &src->ents[idx[i]];
-		if (x->klen < plen || x->klen - plen > UINT16_MAX ||
-		    x->vlen > UINT32_MAX) {
+	for (size_t i = 0; i < n; i++)
+		if (!packable(&src->ents[idx[i]], plen)) {
 			rowcache_erase(c, k);
 			return;
 		}
-	}
 	uint64_t h = key_hash(k);
 	rc_shard *s = shard_of(c, h);
 	pthread_mutex_lock(&s->lock);
