@@ -1,0 +1,28 @@
+/*
+ * sstcheck.h - the check a store file from outside passes before RocksDB
+ * parses it (completebulkload, src/engine/bulk.c).
+ *
+ * RocksDB reads a table's properties block before it verifies that block's
+ * checksum (the block holds a sequence number that ingestion may rewrite
+ * in place, so the checksum is checked after parsing with that field
+ * masked), and a file whose footer says "no checksums" has nothing
+ * verified at all. Debian's librocksdb is built with assertions, so a
+ * corrupt properties block, or any corrupt block of an unchecksummed file,
+ * aborts the process inside RocksDB instead of returning Corruption. This
+ * check closes both doors: a block-based table footer (format_version
+ * 1..5), a real checksum type, and the metaindex and properties blocks'
+ * checksums verified here. Every other block RocksDB verifies itself before
+ * it parses it.
+ *
+ * What stays trusted: a file crafted with valid checksums around malformed
+ * blocks (not corruption but a forgery) can still trip RocksDB's
+ * assertions; load files you or your tools wrote.
+ */
+#ifndef SBX_ENGINE_SSTCHECK_H
+#define SBX_ENGINE_SSTCHECK_H
+
+/* SBX_OK when `path` passes; else SBX_EIO (message names the file and what
+ * is wrong) or SBX_ENOMEM. */
+int sst_precheck(const char *path);
+
+#endif
