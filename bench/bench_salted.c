@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 	sbx_keydesign *plain = design("user_id:str(8) + seq:str(8)");
 	sbx_keydesign *salted =
 		design("salt(16) + user_id:str(8) + seq:str(8)");
-	sbx_table *tp, *ts;
+	sbx_table *tp = NULL, *ts = NULL;
 	if (sbx_table_create(db, "plain", &f, 1) ||
 	    sbx_table_create(db, "salted", &f, 1) ||
 	    sbx_table_open(&tp, db, "plain") ||

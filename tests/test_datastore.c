@@ -934,7 +934,7 @@ static void test_out_of_memory(void)
 	fake_now = sbx_clock_now_ms() + 1000;
 	sbx_clock_set(fake_clock);
 	sbx_keycond cond = {"root", SBX_KEYCOND_EQ, "9", 1};
-	long n, ok = 0;
+	long n;
 	bool clean = false;
 	for (n = 0; n < 5000 && !clean; n++) {
 		sbx_alloc_fail_after(n);
@@ -959,7 +959,6 @@ static void test_out_of_memory(void)
 			fprintf(stderr, "n=%ld rc=%s %s\n", n, sbx_strerror(rc),
 				sbx_errmsg());
 		CHECK(rc == SBX_OK || rc == SBX_ENOMEM);
-		ok += rc == SBX_OK;
 		fake_now += 301; /* locks a failed commit left expire */
 		/* the entity and its index rows agree */
 		ProtobufCMessage *m = NULL;
