@@ -4,13 +4,14 @@
  * expired cell), kept in memory so the next get of that row reads them
  * without RocksDB. The matcher still runs on them at read time, so
  * versions, markers, TTL, time ranges and filters answer exactly as they
- * do uncached. Bounded in bytes (sbx_db_options.row_cache_bytes), LRU in
- * 32 shards.
+ * do uncached. Bounded in bytes (sbx_db_options.row_cache_bytes), in 32
+ * shards, evicted by clock (a reference bit, second chance).
  *
  * Consistency: a per-row-stripe sequence number (a seqlock, indexed as
  * write.c's row-stripe locks). A writer, holding the stripe lock, makes it
  * odd before its RocksDB write, after it merges the cells it wrote into
- * the row's entries (or erases them), and makes it even again. A get reads it before its lookups and after them
+ * the row's entries (or erases them), and makes it even again. A get
+ * reads it before its lookups and after them
  * and uses the cache only when it was even and unchanged; a get that read
  * RocksDB inserts what it read only if the number is still the even one it
  * read before creating its iterators. So no entry older than a write
