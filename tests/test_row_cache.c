@@ -436,8 +436,11 @@ static void test_writes_merged_match_uncached(void)
 
 /* A row whose versions pile up (a hot column rewritten, nothing
  * compacted yet) is merged into while its entry stays within 16 KiB, then
- * erased by the write that would pass it, and no longer cached: gets read
- * it from RocksDB, which steps over the versions in place. */
+ * erased by the write that would pass it; the next get reads it from
+ * RocksDB and caches it trimmed to the one version VERSIONS lets a plain
+ * read see, so the get after is a hit again. A read of all versions or
+ * of a time range does not use the trimmed entry; a row that is still
+ * over 16 KiB trimmed (a wide row) is not cached. */
 static void test_entry_max_16k(void)
 {
 	/* 64 MiB: a shard's quarter is 512 KiB, so only the 16 KiB cap acts */
@@ -464,8 +467,146 @@ static void test_entry_max_16k(void)
 	}
 	CHECK_INT(get1("r")[7] == 'a' + 24 % 26, 1);
 	CHECK_STR(delta(), "0/1");
-	CHECK_INT(get1("r")[7] == 'a' + 24 % 26, 1); /* and not cached again */
+	CHECK_INT(get1("r")[7] == 'a' + 24 % 26, 1); /* cached, trimmed */
+	CHECK_STR(delta(), "1/0");
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	o.min_ts = 3;
+	o.max_ts = 4; /* the version at 3, past VERSIONS but not compacted */
+	CHECK_INT(get_str(t, "r", &o, true)[9] == 'a' + 3, 1); /* "r/cf:q@3=" */
 	CHECK_STR(delta(), "0/1");
+	/* a wide row: 20 columns of 1 KiB, one version each */
+	for (int i = 0; i < 20; i++) {
+		char q[8];
+		snprintf(q, sizeof q, "q%02d", i);
+		CHECK_INT(put1(t, "wide", "cf", q, 1, v), SBX_OK);
+	}
+	for (int i = 0; i < 2; i++) {
+		sbx_result *r = NULL;
+		CHECK_INT(sbx_table_get(&r, t, "wide", 4, NULL), SBX_OK);
+		CHECK_INT(r ? (long long)sbx_result_size(r) : -1, 20);
+		sbx_result_free(r);
+	}
+	CHECK_STR(delta(), "0/2");
+	teardown();
+}
+
+/* The read cases compared on a hot column's pile of versions. */
+static const read_case pile_cases[] = {
+	{"latest", 1, 0, INT64_MAX, NULL, NULL, NULL},
+	{"all versions", 0, 0, INT64_MAX, NULL, NULL, NULL},
+	{"two versions", 2, 0, INT64_MAX, NULL, NULL, NULL},
+	{"time range [5, 9)", 0, 5, 9, NULL, NULL, NULL},
+	{"column p", 0, 0, INT64_MAX, NULL, "p", NULL},
+	{"value filter", 0, 0, INT64_MAX, "ValueFilter(=, 'substring:v07')",
+	 NULL, NULL},
+	{"first key only", 1, 0, INT64_MAX, "FirstKeyOnlyFilter()", NULL,
+	 NULL},
+};
+
+/* Every pile case on the uncached table pt and on t: the same answer. */
+static void check_pile_cases(sbx_table *pt, const char *step)
+{
+	for (size_t i = 0; i < sizeof pile_cases / sizeof *pile_cases; i++) {
+		char uncached[8192];
+		snprintf(uncached, sizeof uncached, "%s",
+			 run_case(pt, &pile_cases[i]));
+		const char *cached = run_case(t, &pile_cases[i]);
+		if (strcmp(cached, uncached))
+			fprintf(stderr, "after %s, case '%s'\n", step,
+				pile_cases[i].what);
+		CHECK_STR(cached, uncached);
+	}
+}
+
+/* Trimmed entries are exact: a VERSIONS 3 family whose column q piled up
+ * 40 versions of 500 bytes (over 16 KiB, so cached trimmed) and a column
+ * p with a few; after each kind of write (a newer put, a one-version
+ * delete that uncovers an older version, a column delete, a family
+ * delete, a put above it) every read - latest, all versions, a time range
+ * in the past, a column, filters - answers as the same writes on a store
+ * without the cache do, and plain gets are hits except right after a
+ * one-version delete (it erases a trimmed entry). */
+static void test_trimmed_pile_matches_uncached(void)
+{
+	db = open_with_cache("trim", (size_t)64 << 20);
+	REQUIRE(db);
+	CHECK_INT(make_table(db, "t", "cf", 3), SBX_OK);
+	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	REQUIRE(t);
+	sbx_db *plain = open_with_cache("trim_plain", 0);
+	REQUIRE(plain);
+	sbx_table *pt = NULL;
+	CHECK_INT(make_table(plain, "t", "cf", 3), SBX_OK);
+	CHECK_INT(sbx_table_open(&pt, plain, "t"), SBX_OK);
+	REQUIRE(pt);
+	static char v[501];
+	sbx_table *both[2] = {t, pt};
+	for (int k = 0; k < 2; k++) {
+		for (int ts = 1; ts <= 40; ts++) {
+			memset(v, 'x', 500);
+			snprintf(v, sizeof v, "v%02d", ts);
+			v[3] = 'x';
+			CHECK_INT(put1(both[k], "r", "cf", "q", ts, v), SBX_OK);
+		}
+		for (int ts = 1; ts <= 5; ts++) {
+			char pv[8];
+			snprintf(pv, sizeof pv, "p%d", ts);
+			CHECK_INT(put1(both[k], "r", "cf", "p", ts, pv), SBX_OK);
+		}
+	}
+	reset_delta();
+	CHECK_INT(!strncmp(get1("r"), "r/cf:p=p5;r/cf:q=v40xx", 22), 1);
+	CHECK_INT(!strncmp(get1("r"), "r/cf:p=p5;r/cf:q=v40xx", 22), 1);
+	CHECK_STR(delta(), "1/1");
+	check_pile_cases(pt, "the pile");
+	struct {
+		const char *what;
+		sbx_cell_type type; /* SBX_CELL_PUT: a put */
+		const char *col;
+		int64_t ts;
+		const char *hits; /* two plain gets after the write */
+	} steps[] = {
+		{"a newer put", SBX_CELL_PUT, "q", 41, "2/0"},
+		{"a column delete", SBX_CELL_DELETE_COLUMN, "q", 30, "2/0"},
+		{"a put under the column delete", SBX_CELL_PUT, "q", 25, "2/0"},
+		{"a family delete", SBX_CELL_DELETE_FAMILY, NULL, 4, "2/0"},
+		{"a put above everything", SBX_CELL_PUT, "p", 50, "2/0"},
+		/* each erases the trimmed entry (merged, it would lack the
+		 * older version the delete uncovers); the refill keeps 40,
+		 * 39 and 38, then 40, 38 and 37, then 38, 37 and 36 */
+		{"a one-version delete of the newest", SBX_CELL_DELETE, "q", 41,
+		 "1/1"},
+		{"a one-version delete again", SBX_CELL_DELETE, "q", 39, "1/1"},
+		{"a one-version family delete", SBX_CELL_DELETE_FAMILY_VERSION,
+		 NULL, 40, "1/1"},
+		{"a put into the hole", SBX_CELL_PUT, "q", 39, "2/0"},
+	};
+	for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+		for (int k = 0; k < 2; k++) {
+			if (steps[i].type == SBX_CELL_PUT)
+				CHECK_INT(put1(both[k], "r", "cf", steps[i].col,
+					       steps[i].ts, "new"),
+					  SBX_OK);
+			else
+				CHECK_INT(del1(both[k], "r", steps[i].type,
+					       "cf", steps[i].col,
+					       steps[i].ts),
+					  SBX_OK);
+		}
+		reset_delta();
+		char want[8192];
+		snprintf(want, sizeof want, "%s", get_str(pt, "r", NULL, true));
+		CHECK_STR(get_str(t, "r", NULL, true), want);
+		CHECK_STR(get_str(t, "r", NULL, true), want);
+		const char *d = delta();
+		if (strcmp(d, steps[i].hits))
+			fprintf(stderr, "after %s\n", steps[i].what);
+		CHECK_STR(d, steps[i].hits);
+		check_pile_cases(pt, steps[i].what);
+	}
+	sbx_table_close(pt);
+	sbx_db_close(plain);
 	teardown();
 }
 
@@ -650,7 +791,7 @@ static void test_byte_bound_holds(void)
 				  .row_len = strlen(row)};
 		rowcache_insert(c, &k, rowcache_seq(c, (unsigned)(k.row_hash %
 							  ENGINE_ROW_STRIPES)),
-				4, &b, 0, 1);
+				4, &b, 0, 1, false);
 		rowcache_get_stats(c, &st);
 		if (st.bytes > ((size_t)1 << 20))
 			CHECK_INT((long long)st.bytes, (long long)(1 << 20));
@@ -665,16 +806,16 @@ static void test_byte_bound_holds(void)
 			  .row = (const uint8_t *)"x", .row_len = 1};
 	uint64_t seq = rowcache_seq(c, 42);
 	rowcache_write_begin(c, 42);
-	rowcache_insert(c, &k, seq, 4, &b, 0, 1);
-	rowcache_insert(c, &k, rowcache_seq(c, 42), 4, &b, 0, 1);
+	rowcache_insert(c, &k, seq, 4, &b, 0, 1, false);
+	rowcache_insert(c, &k, rowcache_seq(c, 42), 4, &b, 0, 1, false);
 	rowcache_write_end(c, 42);
 	rowbuf out = {0};
 	bool hit = true;
 	const uint8_t *pre = (const uint8_t *)"CELL";
-	CHECK_INT(rowcache_lookup(c, &k, pre, 4, &out, &hit), SBX_OK);
+	CHECK_INT(rowcache_lookup(c, &k, pre, 4, false, &out, &hit), SBX_OK);
 	CHECK(!hit);
-	rowcache_insert(c, &k, rowcache_seq(c, 42), 4, &b, 0, 1);
-	CHECK_INT(rowcache_lookup(c, &k, pre, 4, &out, &hit), SBX_OK);
+	rowcache_insert(c, &k, rowcache_seq(c, 42), 4, &b, 0, 1, false);
+	CHECK_INT(rowcache_lookup(c, &k, pre, 4, false, &out, &hit), SBX_OK);
 	CHECK(hit);
 	CHECK_INT((long long)out.n, 1);
 	/* the prefix comes from the caller, the rest from the entry */
@@ -711,6 +852,7 @@ static void test_byte_bound_holds(void)
 TEST_MAIN(T(test_hit_after_miss_and_put_updates), T(test_every_write_seen),
 	  T(test_versions_ranges_filters_match_uncached),
 	  T(test_writes_merged_match_uncached), T(test_entry_max_16k),
+	  T(test_trimmed_pile_matches_uncached),
 	  T(test_ttl_expiry_seen_through_cache),
 	  T(test_blockcache_false_stays_out), T(test_threads_never_read_stale),
 	  T(test_byte_bound_holds))

@@ -28,9 +28,11 @@ typedef struct sbx_db_options {
 	 * of recently read rows, per family, so a repeated get skips RocksDB.
 	 * Every write to a cached row merges its cells into the row's entry
 	 * before the write returns (a row over 16 KiB a family is not
-	 * cached); reads still apply versions, delete markers, TTL, time ranges and
-	 * filters to the cached cells, so results are the same cached or
-	 * not. Only gets use it (not scans, nor raw reads); a family with
+	 * cached, except that a pile of old versions of a hot column is
+	 * cached trimmed to the newest VERSIONS for gets without filter or
+	 * time range); reads still apply versions, delete markers, TTL,
+	 * time ranges and filters to the cached cells, so results are the
+	 * same cached or not. Only gets use it (not scans, nor raw reads); a family with
 	 * BLOCKCACHE false stays out of it. Hits and misses are counted per
 	 * region (sbx_region_metrics). */
 	size_t row_cache_bytes;

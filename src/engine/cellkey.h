@@ -83,6 +83,12 @@ static inline void cellkey_tail(const uint8_t *t, int64_t *ts,
 	*type = (sbx_cell_type)(0xFF - t[CELLKEY_TS_LEN]);
 }
 
+/* The type of the cell whose whole key is k (kl >= CELLKEY_TAIL_LEN). */
+static inline sbx_cell_type cellkey_type(const uint8_t *k, size_t kl)
+{
+	return (sbx_cell_type)(0xFF - k[kl - 1]);
+}
+
 /* Unescape one E(x) segment starting at p; returns bytes consumed (0 on
  * malformed input) and appends x to out. */
 size_t cellkey_unescape(const uint8_t *p, size_t n, sbx_buf *out);

@@ -168,22 +168,83 @@ static int rowbuf_push(rowbuf *b, const char *k, size_t kl, const char *v,
 	return SBX_OK;
 }
 
+/* Whether the last buffered cell is of the same column as key k (both
+ * full cell keys of the row whose E(row) is plen bytes). */
+static bool same_column(const rowbuf *b, size_t plen, const char *k, size_t kl)
+{
+	if (!b->n)
+		return false;
+	const rowbuf_ent *x = &b->ents[b->n - 1];
+	return x->klen == kl &&
+	       !memcmp(b->arena.data + x->koff + plen, k + plen,
+		       kl - plen - CELLKEY_TAIL_LEN);
+}
+
 /* A get that fills the row cache: copy the family's cells of the row at
  * the cursor into the row buffer, leaving the iterator past the row.
  * *whole false when they come to more than `max` bytes, or the iterator
  * stopped on an error: the buffer is then emptied and the cursor is back
- * at the row's first cell, to be read as without a cache. */
-static int buffer_row_forward(reader *r, famcur *c, size_t max, bool *whole)
+ * at the row's first cell, to be read as without a cache.
+ *
+ * keep > 0 (a plain read: no filter, no time range, not raw; a family
+ * rowcache_trim_versions allows) leaves out each column's puts after its
+ * newest `keep` unmasked ones, *trimmed saying whether any was: a hot
+ * column's pile of versions that compactions have not dropped yet then
+ * fits the cache. Exact for such reads: cells sort newest first, and a
+ * marker sorts before a put of its timestamp, so every marker that masks
+ * a kept put is seen (and kept: markers never are left out) before it.
+ * Column and family markers mask everything at or below their timestamp,
+ * so the kept puts still hold every visible one among the newest; puts
+ * at the timestamp of a one-version marker seen so far (SBX_CELL_DELETE
+ * in the column, SBX_CELL_DELETE_FAMILY_VERSION in the row) are kept but
+ * not counted, so the older puts that fill such holes are kept too. */
+#define TRIM_MARKS 8 /* one-version markers tracked; more: keep all */
+static int buffer_row_forward(reader *r, famcur *c, size_t max, int keep,
+			      bool *whole, bool *trimmed)
 {
 	rowbuf *b = &r->rb;
 	b->n = b->pos = 0;
 	b->arena.len = 0;
 	*whole = true;
+	*trimmed = false;
+	size_t plen = r->prefix.len;
+	int puts = 0; /* of the current column, unmasked, kept */
+	int64_t col_ts[TRIM_MARKS], fam_ts[TRIM_MARKS];
+	size_t ncol = 0, nfam = 0;
 	while (rocksdb_iter_valid(c->it)) {
 		size_t kl, vl;
 		const char *k = rocksdb_iter_key(c->it, &kl);
 		if (kl < r->prefix.len || memcmp(k, r->prefix.data, r->prefix.len))
 			break;
+		if (keep && kl >= plen + CELLKEY_TAIL_LEN) {
+			int64_t ts;
+			sbx_cell_type t;
+			cellkey_tail((const uint8_t *)k + kl - CELLKEY_TAIL_LEN,
+				     &ts, &t);
+			if (!same_column(b, plen, k, kl))
+				puts = 0, ncol = 0;
+			bool masked = false;
+			for (size_t i = 0; i < ncol; i++)
+				masked = masked || col_ts[i] == ts;
+			for (size_t i = 0; i < nfam; i++)
+				masked = masked || fam_ts[i] == ts;
+			if (t == SBX_CELL_DELETE) {
+				if (ncol == TRIM_MARKS)
+					keep = 0;
+				else
+					col_ts[ncol++] = ts;
+			} else if (t == SBX_CELL_DELETE_FAMILY_VERSION) {
+				if (nfam == TRIM_MARKS)
+					keep = 0;
+				else
+					fam_ts[nfam++] = ts;
+			} else if (t == SBX_CELL_PUT && !masked &&
+				   puts++ >= keep) {
+				*trimmed = true;
+				rocksdb_iter_next(c->it);
+				continue;
+			}
+		}
 		const char *v = rocksdb_iter_value(c->it, &vl);
 		if (b->arena.len + kl + vl > max) {
 			*whole = false;
@@ -531,7 +592,18 @@ static void fill_empty(reader *r, famcur *c, const uint8_t *row, size_t len)
 		return;
 	}
 	rowcache_key k = cache_key(r, c, row, len);
-	rowcache_insert(r->eng->rowcache, &k, r->fill_seq, 0, &r->rb, 0, 0);
+	rowcache_insert(r->eng->rowcache, &k, r->fill_seq, 0, &r->rb, 0, 0,
+			false);
+}
+
+/* A read whose result depends only on the puts a trimmed row cache entry
+ * keeps (buffer_row_forward): no filter (HBase offers a filter the
+ * versions past those it skips), the whole time range (a range in the
+ * past reaches older versions), not raw. */
+static bool plain_read(const reader *r)
+{
+	return !r->filter && !r->raw && r->min_ts == 0 &&
+	       r->max_ts == INT64_MAX;
 }
 
 /* Assemble the next row that survives filtering into *out (finished). */
@@ -601,10 +673,15 @@ static int assemble_row(reader *r, sbx_result **out)
 			if (r->reversed && (rc = buffer_row_backwards(r, c)))
 				break;
 			if (r->fill) {
+				int keep = plain_read(r)
+						   ? rowcache_trim_versions(
+							     &c->fam->desc)
+						   : 0;
+				bool trimmed;
 				if ((rc = buffer_row_forward(
 					     r, c,
 					     rowcache_max_entry(r->eng->rowcache),
-					     &buffered)))
+					     keep, &buffered, &trimmed)))
 					break;
 				if (buffered) {
 					rowcache_key k =
@@ -612,7 +689,7 @@ static int assemble_row(reader *r, sbx_result **out)
 					rowcache_insert(r->eng->rowcache, &k,
 							r->fill_seq,
 							r->prefix.len, &r->rb,
-							0, r->rb.n);
+							0, r->rb.n, trimmed);
 				}
 			}
 			r->rb.active = r->reversed || buffered;
@@ -756,7 +833,7 @@ static int cached_get(reader *r, const uint8_t *row, size_t len, unsigned stripe
 		bool h;
 		c->cstart = b->n;
 		rc = rowcache_lookup(cache, &k, r->prefix.data, r->prefix.len,
-				     b, &h);
+				     !plain_read(r), b, &h);
 		if (rc || !h)
 			return rc;
 		c->cend = b->n;

@@ -18,6 +18,7 @@
 
 #include "common/alloc.h"
 #include "common/error.h"
+#include "engine/cellkey.h"
 #include "engine/reader.h"
 
 #include <stdatomic.h>
@@ -32,6 +33,7 @@ typedef struct rc_entry {
 	struct rc_entry *prev, *next; /* clock list: head newest */
 	atomic_bool ref;              /* hit since it last passed the tail */
 	atomic_int refs; /* the cache's one while linked, plus each reader's */
+	bool trimmed;    /* puts no plain read sees left out (rowcache.h) */
 	uint64_t hash;
 	uint64_t epoch;
 	size_t charge; /* bytes counted against the bound */
@@ -253,13 +255,15 @@ static void evict_for(rc_shard *s, size_t more, const rc_entry *keep)
 }
 
 int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
-		    size_t plen, rowbuf *dst, bool *hit)
+		    size_t plen, bool all_cells, rowbuf *dst, bool *hit)
 {
 	uint64_t h = key_hash(k);
 	rc_shard *s = shard_of(c, h);
 	*hit = false;
 	pthread_mutex_lock(&s->lock);
 	rc_entry *e = *find_slot(s, h, k);
+	if (e && e->trimmed && all_cells)
+		e = NULL;
 	if (e) {
 		atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
 		if (!atomic_load_explicit(&e->ref, memory_order_relaxed))
@@ -362,8 +366,16 @@ static bool packable(const rowbuf_ent *x, size_t plen)
 	       x->vlen <= UINT32_MAX;
 }
 
+int rowcache_trim_versions(const sbx_family_desc *d)
+{
+	if (d->min_versions > 0 || d->keep_deleted_cells != SBX_KEEP_DELETED_FALSE)
+		return 0;
+	return d->max_versions > 0 ? d->max_versions : 0;
+}
+
 void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
-		     size_t plen, const rowbuf *src, size_t from, size_t to)
+		     size_t plen, const rowbuf *src, size_t from, size_t to,
+		     bool trimmed)
 {
 	if (seq & 1)
 		return;
@@ -383,6 +395,7 @@ void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
 	memset(e, 0, sizeof *e);
 	atomic_init(&e->ref, false);
 	atomic_init(&e->refs, 1);
+	e->trimmed = trimmed;
 	e->epoch = k->epoch;
 	e->charge = size;
 	e->cf_len = k->cf_len;
@@ -487,17 +500,30 @@ void rowcache_update(rowcache *c, const rowcache_key *k, size_t plen,
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < n; i++)
-		if (!packable(&src->ents[idx[i]], plen)) {
+	bool version_marker = false;
+	for (size_t i = 0; i < n; i++) {
+		const rowbuf_ent *x = &src->ents[idx[i]];
+		if (!packable(x, plen)) {
 			rowcache_erase(c, k);
 			return;
 		}
+		sbx_cell_type t = cellkey_type(src->arena.data + x->koff,
+					       x->klen);
+		version_marker = version_marker || t == SBX_CELL_DELETE ||
+				 t == SBX_CELL_DELETE_FAMILY_VERSION;
+	}
 	uint64_t h = key_hash(k);
 	rc_shard *s = shard_of(c, h);
 	pthread_mutex_lock(&s->lock);
 	rc_entry **p = find_slot(s, h, k);
 	rc_entry *e = *p;
 	if (!e) {
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	if (e->trimmed && version_marker) {
+		/* it may uncover a version the entry left out */
+		remove_at(s, p);
 		pthread_mutex_unlock(&s->lock);
 		return;
 	}

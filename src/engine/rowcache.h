@@ -57,16 +57,24 @@ void rowcache_write_end(rowcache *c, unsigned stripe);
 
 /* Append the entry's cells to *dst, each key as `prefix` (plen bytes: the
  * row's E(row), which the entry does not store) and the rest of the key;
- * *hit false if there is none (dst unchanged). SBX_ENOMEM if dst cannot
- * grow. */
+ * *hit false if there is none, or if it is trimmed and the read needs
+ * `all_cells` (dst unchanged). SBX_ENOMEM if dst cannot grow. */
 int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
-		    size_t plen, struct rowbuf *dst, bool *hit);
+		    size_t plen, bool all_cells, struct rowbuf *dst,
+		    bool *hit);
 /* Insert cells [from, to) of src as k's entry, less the first plen bytes
  * of every key (the row's prefix), if the stripe's seqlock is still `seq`
- * (even) and the entry fits; best effort (no error). */
+ * (even) and the entry fits; best effort (no error).
+ *
+ * `trimmed`: the cells are the row's less puts no plain read can see (a
+ * column's puts older than its newest VERSIONS, in a row without
+ * one-version markers; read.c, rowcache_trim_versions). Such an entry
+ * answers only reads that do not ask for all_cells, and a write of a
+ * one-version marker (SBX_CELL_DELETE, SBX_CELL_DELETE_FAMILY_VERSION)
+ * erases it instead of merging. */
 void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
 		     size_t plen, const struct rowbuf *src, size_t from,
-		     size_t to);
+		     size_t to, bool trimmed);
 /* Erase k's entry, if any. */
 void rowcache_erase(rowcache *c, const rowcache_key *k);
 /* A writer, between rowcache_write_begin and _end, after its RocksDB
@@ -79,6 +87,11 @@ void rowcache_erase(rowcache *c, const rowcache_key *k);
  * bound (rowcache_max_entry: 16 KiB at most) or memory runs out. */
 void rowcache_update(rowcache *c, const rowcache_key *k, size_t plen,
 		     const struct rowbuf *src, const size_t *idx, size_t n);
+/* For trimmed entries: how many puts per column a plain read of family
+ * `d` can see (VERSIONS), or 0 when nothing may be trimmed (MIN_VERSIONS
+ * keeps expired versions, KEEP_DELETED_CELLS lets deleted ones show). */
+int rowcache_trim_versions(const sbx_family_desc *d);
+
 /* The largest entry kept, in bytes of packed cells. */
 size_t rowcache_max_entry(const rowcache *c);
 
