@@ -228,7 +228,9 @@ static void test_bulk_load_bad_files(void)
 		     /* fuzz/corpus/bulk_load/properties_block_corrupt.sst:
 		      * aborted inside Debian's RocksDB before sst_precheck */
 		     {"properties", "checksum mismatch in the properties block"},
-		     {"unchecksummed", "without a checksum"}};
+		     {"unchecksummed", "without a checksum"},
+		     /* index_handle_huge.sst: RocksDB allocated its size */
+		     {"index handle", "bad block handle for the index block"}};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, cases[i].name);
 		CHECK_INT(mkdir(path, 0755), 0);
@@ -257,8 +259,29 @@ static void test_bulk_load_bad_files(void)
 				/* the last restart count byte, the type byte */
 				spoilt[meta_off - 6] = (char)0xF7;
 				spoilt[meta_off - 5] = (char)0xFF;
-			} else {
+			} else if (i == 5) {
 				spoilt[foot] = 0; /* kNoChecksum */
+			} else {
+				/* the footer's handles re-encoded with an
+				 * index block of 2^49 bytes */
+				uint64_t h[4] = {0};
+				size_t p = foot + 1;
+				for (int j = 0; j < 4; j++)
+					for (int shift = 0;; shift += 7) {
+						uint8_t c = (uint8_t)bytes[p++];
+						h[j] |= (uint64_t)(c & 0x7f) << shift;
+						if (!(c & 0x80))
+							break;
+					}
+				h[3] = (uint64_t)1 << 49;
+				memset(spoilt + foot + 1, 0, 40);
+				p = foot + 1;
+				for (int j = 0; j < 4; j++) {
+					uint64_t x = h[j];
+					for (; x >= 0x80; x >>= 7)
+						spoilt[p++] = (char)(x | 0x80);
+					spoilt[p++] = (char)x;
+				}
 			}
 			write_file(file, spoilt, len);
 		}

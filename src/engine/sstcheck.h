@@ -8,11 +8,14 @@
  * masked), and a file whose footer says "no checksums" has nothing
  * verified at all. Debian's librocksdb is built with assertions, so a
  * corrupt properties block, or any corrupt block of an unchecksummed file,
- * aborts the process inside RocksDB instead of returning Corruption. This
- * check closes both doors: a block-based table footer (format_version
- * 1..5), a real checksum type, and the metaindex and properties blocks'
+ * aborts the process inside RocksDB instead of returning Corruption. And
+ * the footer itself has no checksum, while RocksDB allocates a block's
+ * size before reading it: a corrupt index handle asks for terabytes, and
+ * the failed allocation aborts too. This check closes those doors: a
+ * block-based table footer (format_version 1..5), a real checksum type, an
+ * index handle inside the file, and the metaindex and properties blocks'
  * checksums verified here. Every other block RocksDB verifies itself before
- * it parses it.
+ * it parses it, and their handles are inside checksummed blocks.
  *
  * What stays trusted: a file crafted with valid checksums around malformed
  * blocks (not corruption but a forgery) can still trip RocksDB's
