@@ -100,7 +100,7 @@ ok "region names" "$(echo "$BODY" | grep -o '"name":"[^"]*","encoded":"[0-9a-f]*
 	'"name":"hot,,ID.MD5.","encoded":MD5,"id":ID "name":"hot,10000,ID.MD5.","encoded":MD5,"id":ID "name":"hot,20000,ID.MD5.","encoded":MD5,"id":ID "name":"hot,30000,ID.MD5.","encoded":MD5,"id":ID '
 NOSIZE='s/"name":"[^"]*","encoded":"[0-9a-f]*","id":[0-9]*,//g; s/"store_file_size":[0-9]*,"memstore_size":[0-9]*/SIZES/g'
 ok "regions" "$(echo "$BODY" | sed -E "$NOSIZE")" \
-	'{"table":"hot","servers":4,"regions":[{"start_key":"","end_key":"10000","server":"server-0","read_request_count":0,"write_request_count":0,"filtered_read_request_count":0,"read_bytes":0,"write_bytes":0,"cells_written":0,SIZES},{"start_key":"10000","end_key":"20000","server":"server-1","read_request_count":0,"write_request_count":0,"filtered_read_request_count":0,"read_bytes":0,"write_bytes":0,"cells_written":0,SIZES},{"start_key":"20000","end_key":"30000","server":"server-2","read_request_count":0,"write_request_count":0,"filtered_read_request_count":0,"read_bytes":0,"write_bytes":0,"cells_written":0,SIZES},{"start_key":"30000","end_key":"","server":"server-3","read_request_count":0,"write_request_count":5,"filtered_read_request_count":0,"read_bytes":0,"write_bytes":70,"cells_written":5,SIZES}]}'
+	'{"table":"hot","servers":4,"regions":[{"start_key":"","end_key":"10000","server":"server-0","read_request_count":0,"write_request_count":0,"filtered_read_request_count":0,"read_bytes":0,"write_bytes":0,"cells_written":0,SIZES,"row_cache_hits":0,"row_cache_misses":0},{"start_key":"10000","end_key":"20000","server":"server-1","read_request_count":0,"write_request_count":0,"filtered_read_request_count":0,"read_bytes":0,"write_bytes":0,"cells_written":0,SIZES,"row_cache_hits":0,"row_cache_misses":0},{"start_key":"20000","end_key":"30000","server":"server-2","read_request_count":0,"write_request_count":0,"filtered_read_request_count":0,"read_bytes":0,"write_bytes":0,"cells_written":0,SIZES,"row_cache_hits":0,"row_cache_misses":0},{"start_key":"30000","end_key":"","server":"server-3","read_request_count":0,"write_request_count":5,"filtered_read_request_count":0,"read_bytes":0,"write_bytes":70,"cells_written":5,SIZES,"row_cache_hits":0,"row_cache_misses":0}]}'
 # 14 bytes per cell: row (5), family and qualifier, value (5)
 ok "memstore of the hot region" "$(echo "$BODY" | grep -o '"memstore_size":[0-9]*' | tr '\n' ' ')" \
 	'"memstore_size":0 "memstore_size":0 "memstore_size":0 "memstore_size":70 '
@@ -136,6 +136,9 @@ req GET '/ui/api/table/even/regions'
 ok "even table: one read and one write per region" \
 	"$(echo "$BODY" | grep -o '"read_request_count":[0-9]*,"write_request_count":[0-9]*' | sort | uniq -c | sed 's/^ *//')" \
 	'4 "read_request_count":1,"write_request_count":1'
+ok "even table: each region's get missed the row cache" \
+	"$(echo "$BODY" | grep -o '"row_cache_hits":[0-9]*,"row_cache_misses":[0-9]*' | sort | uniq -c | sed 's/^ *//')" \
+	'4 "row_cache_hits":0,"row_cache_misses":1'
 
 # Errors: JSON bodies with HBase-like status codes.
 req GET /ui/api/table/nope/heatmap
@@ -266,6 +269,11 @@ ok "region table rows" "$(grep -o '<tr class="[^"]*" data-start-key="[^"]*"' "$T
 browse '/ui/#table=even' ui-even
 ok "page shows table even" "$(grep -o '<h2 id="table-name">[^<]*' "$TMP/ui-even.html")" '<h2 id="table-name">even'
 ok "even table: nothing marked hot" "$(hot_marks ui-even)" ""
+# each workload round puts then gets every row: the put merges into the
+# cached row, so after the first round the gets hit
+ok "even table: row cache hit rate shown per region, hits counted" \
+	"$(grep -oE '<td class="num cache" title="[0-9]+ hits, [0-9]+ misses">[0-9]+%' "$TMP/ui-even.html" |
+		sed -E 's/title="([0-9]+) hits.*/\1/' | awk '{ print ($NF > 0) }' | tr '\n' ' ')" '1 1 1 1 '
 ok "even table: no server flagged busiest" "$(grep -c 'class="server busiest"' "$TMP/ui-even.html")" 0
 ok "even table: banner" "$(grep -o '<div id="hot-banner".*</div>' "$TMP/ui-even.html" | head -1 | sed -E 's/ style="[^"]*"//g; s/(spread over the servers\.).*/\1/')" \
 	'<div id="hot-banner" class="even" data-verdict="even"><span class="verdict-word">even</span> — no hot region: load is spread over the servers.'

@@ -171,7 +171,8 @@ static void j_region(json_out *j, const sbx_region_info *r)
 		 "\"write_request_count\":%llu,"
 		 "\"filtered_read_request_count\":%llu,\"read_bytes\":%llu,"
 		 "\"write_bytes\":%llu,\"cells_written\":%llu,"
-		 "\"store_file_size\":%llu,\"memstore_size\":%llu}",
+		 "\"store_file_size\":%llu,\"memstore_size\":%llu,"
+		 "\"row_cache_hits\":%llu,\"row_cache_misses\":%llu}",
 		 r->server, (unsigned long long)m->read_request_count,
 		 (unsigned long long)m->write_request_count,
 		 (unsigned long long)m->filtered_read_request_count,
@@ -179,7 +180,9 @@ static void j_region(json_out *j, const sbx_region_info *r)
 		 (unsigned long long)m->write_bytes,
 		 (unsigned long long)m->cells_written,
 		 (unsigned long long)m->store_file_size,
-		 (unsigned long long)m->memstore_size);
+		 (unsigned long long)m->memstore_size,
+		 (unsigned long long)m->row_cache_hits,
+		 (unsigned long long)m->row_cache_misses);
 }
 
 static void api_regions(rest_request *rq, rest_response *rs, const char *table)

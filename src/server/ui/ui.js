@@ -259,6 +259,13 @@ function keyCell(key) {
   return td;
 }
 
+/* The row cache's hit rate of a region's gets, the counts on hover. */
+function cacheCell(hits, misses) {
+  const total = hits + misses;
+  return el('td', { class: 'num cache', title: hits + ' hits, ' + misses + ' misses' },
+    total ? Math.round((100 * hits) / total) + '%' : '\u2014');
+}
+
 function renderRegions(r, h) {
   const load = new Map(h.rows.map((row, i) => [row.start_key, { row, i }]));
   const tbody = document.querySelector('#regions tbody');
@@ -276,6 +283,7 @@ function renderRegions(r, h) {
       el('td', { class: 'num' }, fmtCount(reg.write_request_count)),
       el('td', { class: 'num' }, fmtBytes(reg.store_file_size)),
       el('td', { class: 'num' }, fmtBytes(reg.memstore_size)),
+      cacheCell(reg.row_cache_hits, reg.row_cache_misses),
       el('td', { class: 'num' }, l ? fmtCount(l.row.total) : ''));
     return tr;
   }));
