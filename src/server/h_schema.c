@@ -16,8 +16,8 @@ static const rest_fmt produces_xml_first[] = {REST_FMT_XML, REST_FMT_JSON,
 					      REST_FMT_PB, REST_FMT_TEXT};
 
 /* The family attributes HBase's REST gateway shows, in its order (HBase
- * 1's describe); BLOCKCACHE and REPLICATION_SCOPE are not modelled and
- * show HBase's defaults. */
+ * 1's describe); REPLICATION_SCOPE is not modelled and shows HBase's
+ * default. */
 static size_t family_attrs(const sbx_family_desc *f, const char *keys[12],
 			   char values[12][32])
 {
@@ -27,7 +27,7 @@ static size_t family_attrs(const sbx_family_desc *f, const char *keys[12],
 		     {"IN_MEMORY", NULL},	    {"KEEP_DELETED_CELLS", NULL},
 		     {"DATA_BLOCK_ENCODING", NULL}, {"TTL", NULL},
 		     {"COMPRESSION", NULL},	    {"MIN_VERSIONS", NULL},
-		     {"BLOCKCACHE", "true"},	    {"BLOCKSIZE", NULL},
+		     {"BLOCKCACHE", NULL},	    {"BLOCKSIZE", NULL},
 		     {"REPLICATION_SCOPE", "0"}};
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof order / sizeof *order; i++) {

@@ -93,13 +93,13 @@ req GET /t/schema "${JSON[@]}"
 ok "schema of missing table" "$STATUS" 404
 req GET /t/exists
 ok "exists missing" "$STATUS" 404
-req PUT /t/schema "${CT_JSON[@]}" -d '{"name":"t","ColumnSchema":[{"name":"cf","VERSIONS":"3"},{"name":"b","IN_MEMORY":true}]}'
+req PUT /t/schema "${CT_JSON[@]}" -d '{"name":"t","ColumnSchema":[{"name":"cf","VERSIONS":"3"},{"name":"b","IN_MEMORY":true,"BLOCKCACHE":"false"}]}'
 ok "schema create" "$STATUS" 201
 ok "schema create location" "$(header Location)" "http://${URL#http://}/t/schema"
 req GET /t/exists
 ok "exists" "$STATUS:$BODY" "200:"
 req GET /t/schema "${JSON[@]}"
-ok "schema json" "$BODY" '{"name":"t","IS_META":"false","READONLY":"false","ENABLED":"true","ColumnSchema":[{"name":"b","BLOOMFILTER":"ROW","VERSIONS":"1","IN_MEMORY":"true","KEEP_DELETED_CELLS":"FALSE","DATA_BLOCK_ENCODING":"NONE","TTL":"2147483647","COMPRESSION":"NONE","MIN_VERSIONS":"0","BLOCKCACHE":"true","BLOCKSIZE":"65536","REPLICATION_SCOPE":"0"},{"name":"cf","BLOOMFILTER":"ROW","VERSIONS":"3","IN_MEMORY":"false","KEEP_DELETED_CELLS":"FALSE","DATA_BLOCK_ENCODING":"NONE","TTL":"2147483647","COMPRESSION":"NONE","MIN_VERSIONS":"0","BLOCKCACHE":"true","BLOCKSIZE":"65536","REPLICATION_SCOPE":"0"}]}'
+ok "schema json" "$BODY" '{"name":"t","IS_META":"false","READONLY":"false","ENABLED":"true","ColumnSchema":[{"name":"b","BLOOMFILTER":"ROW","VERSIONS":"1","IN_MEMORY":"true","KEEP_DELETED_CELLS":"FALSE","DATA_BLOCK_ENCODING":"NONE","TTL":"2147483647","COMPRESSION":"NONE","MIN_VERSIONS":"0","BLOCKCACHE":"false","BLOCKSIZE":"65536","REPLICATION_SCOPE":"0"},{"name":"cf","BLOOMFILTER":"ROW","VERSIONS":"3","IN_MEMORY":"false","KEEP_DELETED_CELLS":"FALSE","DATA_BLOCK_ENCODING":"NONE","TTL":"2147483647","COMPRESSION":"NONE","MIN_VERSIONS":"0","BLOCKCACHE":"true","BLOCKSIZE":"65536","REPLICATION_SCOPE":"0"}]}'
 req PUT /x/schema "${CT_XML[@]}" -d '<?xml version="1.0"?><TableSchema name="x"><ColumnSchema name="a" VERSIONS="2"/></TableSchema>'
 ok "schema create xml" "$STATUS" 201
 req POST /x/schema "${CT_XML[@]}" -d '<TableSchema name="x"><ColumnSchema name="z"/></TableSchema>'
