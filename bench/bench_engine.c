@@ -393,6 +393,23 @@ static int saltbox_scan(void *p, const char *row, int nrows, record *rec,
 static void saltbox_close(void *p)
 {
 	sbx_state *s = p;
+	/* the row cache's gets over the whole run (every workload) */
+	sbx_region_info *r = NULL;
+	size_t n = 0;
+	if (sbx_table_regions(&r, &n, s->db, TABLE_NAME) == SBX_OK) {
+		uint64_t hits = 0, misses = 0;
+		for (size_t i = 0; i < n; i++) {
+			hits += r[i].metrics.row_cache_hits;
+			misses += r[i].metrics.row_cache_misses;
+		}
+		sbx_region_infos_free(r, n);
+		if (hits + misses)
+			printf("saltbox row cache: %llu hits, %llu misses "
+			       "(%.1f%% hits)\n",
+			       (unsigned long long)hits,
+			       (unsigned long long)misses,
+			       100.0 * (double)hits / (double)(hits + misses));
+	}
 	sbx_table_close(s->t);
 	sbx_db_close(s->db);
 	free(s);
