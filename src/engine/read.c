@@ -115,7 +115,7 @@ static const uint8_t *src_value(reader *r, famcur *c, size_t *len)
 		return (const uint8_t *)rocksdb_iter_value(c->it, len);
 	const rowbuf_ent *e = &r->rb.ents[r->rb.pos];
 	*len = e->vlen;
-	return r->rb.arena.data + e->voff;
+	return rowbuf_value(&r->rb, e);
 }
 
 static void src_next(reader *r, famcur *c)
@@ -163,6 +163,7 @@ static int rowbuf_push(rowbuf *b, const char *k, size_t kl, const char *v,
 	e->klen = kl;
 	e->voff = kl + e->koff;
 	e->vlen = vl;
+	e->vptr = NULL;
 	if (sbx_buf_append(&b->arena, k, kl) || sbx_buf_append(&b->arena, v, vl))
 		return SBX_ENOMEM_SET();
 	return SBX_OK;
@@ -808,13 +809,10 @@ int reader_next(reader *r, sbx_result **out)
 	return SBX_OK;
 }
 
-/* A get answered from the row cache: every selected family's cells are
- * looked up into r->rb under an unchanged, even seqlock `seq` (rowcache.h),
- * then read as the iterators' would be. *hit false: some family missed
- * (or a write came between), nothing is returned. *out NULL: the row has
- * no cells the get selects. */
-static int cached_get(reader *r, const uint8_t *row, size_t len, unsigned stripe,
-		      uint64_t seq, sbx_result **out, bool *hit)
+/* cached_get's work, leaving each family's pinned entry in its famcur. */
+static int cached_get_pinned(reader *r, const uint8_t *row, size_t len,
+			     unsigned stripe, uint64_t seq, sbx_result **out,
+			     bool *hit)
 {
 	rowcache *cache = r->eng->rowcache;
 	rowbuf *b = &r->rb;
@@ -833,7 +831,7 @@ static int cached_get(reader *r, const uint8_t *row, size_t len, unsigned stripe
 		bool h;
 		c->cstart = b->n;
 		rc = rowcache_lookup(cache, &k, r->prefix.data, r->prefix.len,
-				     !plain_read(r), b, &h);
+				     !plain_read(r), b, &c->pin, &h);
 		if (rc || !h)
 			return rc;
 		c->cend = b->n;
@@ -897,6 +895,28 @@ static int cached_get(reader *r, const uint8_t *row, size_t len, unsigned stripe
 	}
 	*out = res;
 	return SBX_OK;
+}
+
+/* A get answered from the row cache: every selected family's cells are
+ * looked up into r->rb under an unchanged, even seqlock `seq` (rowcache.h),
+ * then read as the iterators' would be. The values are read where they
+ * lie in the cache's entries, pinned until the result holds its copies.
+ * *hit false: some family missed (or a write came between), nothing is
+ * returned. *out NULL: the row has no cells the get selects. */
+static int cached_get(reader *r, const uint8_t *row, size_t len, unsigned stripe,
+		      uint64_t seq, sbx_result **out, bool *hit)
+{
+	for (size_t i = 0; i < r->nfc; i++)
+		r->fc[i].pin = NULL;
+	int rc = cached_get_pinned(r, row, len, stripe, seq, out, hit);
+	for (size_t i = 0; i < r->nfc; i++) {
+		rowcache_unpin(r->fc[i].pin);
+		r->fc[i].pin = NULL;
+	}
+	/* what is left in rb points into entries no longer pinned */
+	r->rb.n = r->rb.pos = 0;
+	r->rb.arena.len = 0;
+	return rc;
 }
 
 /* Whether a get may use the row cache: not raw, one row, and every

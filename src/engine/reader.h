@@ -24,12 +24,16 @@ typedef struct famcur {
 	sbx_buf row;      /* decoded row at the iterator, when row_valid */
 	bool row_valid;
 	size_t cstart, cend; /* a cached get: its cells in the reader's rb */
+	const void *pin;     /* a cached get: the entry its values are in */
 } famcur;
 
 /* One family's cells of one row, copied while stepping backwards, so a
  * reversed scan reads each row without seeking (entries in key order). */
 typedef struct rowbuf_ent {
 	size_t koff, klen, voff, vlen;
+	const uint8_t *vptr; /* or NULL: the value is in the arena at voff
+			      * (a row cache hit points into its pinned
+			      * entry instead of copying; rowcache.h) */
 } rowbuf_ent;
 
 typedef struct rowbuf {
@@ -82,6 +86,12 @@ struct reader {
 	uint64_t fill_seq, row_hash;
 	uint64_t cache_epoch; /* the table's, read before the lookups */
 };
+
+/* Where entry x's value is. */
+static inline const uint8_t *rowbuf_value(const rowbuf *b, const rowbuf_ent *x)
+{
+	return x->vptr ? x->vptr : b->arena.data + x->voff;
+}
 
 /* Bytewise order of two byte strings (a shorter prefix first). */
 static inline int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)

@@ -254,12 +254,21 @@ static void evict_for(rc_shard *s, size_t more, const rc_entry *keep)
 	}
 }
 
+void rowcache_unpin(const void *pin)
+{
+	if (pin)
+		ent_unref((rc_entry *)pin);
+}
+
 int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
-		    size_t plen, bool all_cells, rowbuf *dst, bool *hit)
+		    size_t plen, bool all_cells, rowbuf *dst, const void **pin,
+		    bool *hit)
 {
 	uint64_t h = key_hash(k);
 	rc_shard *s = shard_of(c, h);
 	*hit = false;
+	if (pin)
+		*pin = NULL;
 	pthread_mutex_lock(&s->lock);
 	rc_entry *e = *find_slot(s, h, k);
 	if (e && e->trimmed && all_cells)
@@ -283,6 +292,7 @@ int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
 			else
 				dst->ents = ne, dst->cap = cap;
 		}
+		/* (with a pin the values stay in the entry: less is used) */
 		size_t need = e->data_len - e->n * CELL_HDR + e->n * plen;
 		if (!rc && sbx_buf_reserve_inline(&dst->arena, need))
 			rc = SBX_ENOMEM_SET();
@@ -303,17 +313,26 @@ int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
 				memcpy(a + off + plen, p, sl);
 				off += plen + sl;
 				p += sl;
-				d[i].voff = off;
 				d[i].vlen = vl;
-				memcpy(a + off, p, vl);
-				off += vl;
+				if (pin) {
+					d[i].voff = 0;
+					d[i].vptr = p;
+				} else {
+					d[i].voff = off;
+					d[i].vptr = NULL;
+					memcpy(a + off, p, vl);
+					off += vl;
+				}
 				p += vl;
 			}
 			dst->arena.len = off;
 			dst->n += e->n;
 		}
 		*hit = rc == SBX_OK;
-		ent_unref(e);
+		if (*hit && pin)
+			*pin = e; /* the reader's reference, until unpinned */
+		else
+			ent_unref(e);
 	}
 	return rc;
 }
@@ -408,7 +427,7 @@ void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
 	for (size_t i = from; i < to; i++) {
 		const rowbuf_ent *x = &src->ents[i];
 		w = pack_cell(w, src->arena.data + x->koff + plen,
-			      x->klen - plen, src->arena.data + x->voff,
+			      x->klen - plen, rowbuf_value(src, x),
 			      x->vlen);
 	}
 	uint64_t h = e->hash = key_hash(k);
@@ -484,7 +503,7 @@ static size_t merge_cells(rc_entry *e, size_t plen, const rowbuf *src,
 			if (w)
 				pack_cell(w + len, src->arena.data + x->koff + plen,
 					  x->klen - plen,
-					  src->arena.data + x->voff, x->vlen);
+					  rowbuf_value(src, x), x->vlen);
 			len += CELL_HDR + x->klen - plen + x->vlen;
 			if (d == 0) /* the same key: the new value replaces */
 				o += olen;

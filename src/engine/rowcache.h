@@ -58,10 +58,17 @@ void rowcache_write_end(rowcache *c, unsigned stripe);
 /* Append the entry's cells to *dst, each key as `prefix` (plen bytes: the
  * row's E(row), which the entry does not store) and the rest of the key;
  * *hit false if there is none, or if it is trimmed and the read needs
- * `all_cells` (dst unchanged). SBX_ENOMEM if dst cannot grow. */
+ * `all_cells` (dst unchanged). SBX_ENOMEM if dst cannot grow.
+ *
+ * pin NULL: the values are copied into dst's arena too. Else the values
+ * are not copied: dst's entries point into the cache entry (vptr), which
+ * stays valid, whatever writes and evictions do meanwhile, until the
+ * caller passes *pin to rowcache_unpin (on a hit only; else *pin NULL). */
 int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
 		    size_t plen, bool all_cells, struct rowbuf *dst,
-		    bool *hit);
+		    const void **pin, bool *hit);
+/* Release what rowcache_lookup pinned (NULL: nothing). */
+void rowcache_unpin(const void *pin);
 /* Insert cells [from, to) of src as k's entry, less the first plen bytes
  * of every key (the row's prefix), if the stripe's seqlock is still `seq`
  * (even) and the entry fits; best effort (no error).
