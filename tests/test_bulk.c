@@ -32,17 +32,29 @@ static size_t count_files(const char *dir)
 	return n;
 }
 
+/* A fresh store in test_dir(name) with table "t" of two_families, open;
+ * the store's directory in *dir. */
+static sbx_table *store_with_table(const char *name, const char **dir,
+				   sbx_db **db)
+{
+	*dir = test_dir(name);
+	*db = open_at(*dir, true);
+	if (!*db)
+		return NULL;
+	sbx_family_desc f[2];
+	two_families(f);
+	CHECK_INT(sbx_table_create(*db, "t", f, 2), SBX_OK);
+	sbx_table *t = NULL;
+	CHECK_INT(sbx_table_open(&t, *db, "t"), SBX_OK);
+	return t;
+}
+
 static void test_bulk_load(void)
 {
 	SKIP_ON_REMOTE("HBase's REST gateway cannot bulk load");
-	const char *dir = test_dir("bulk");
-	sbx_db *db = open_at(dir, true);
-	REQUIRE(db);
-	sbx_family_desc f[2];
-	two_families(f);
-	CHECK_INT(sbx_table_create(db, "t", f, 2), SBX_OK);
-	sbx_table *t;
-	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	const char *dir;
+	sbx_db *db;
+	sbx_table *t = store_with_table("bulk", &dir, &db);
 	REQUIRE(t);
 	CHECK_INT(put1(t, "m", "a", "q", 5, "old"), SBX_OK);
 	sbx_mutation *m;
@@ -138,22 +150,59 @@ static void write_file(const char *path, const void *data, size_t len)
 	fclose(f);
 }
 
+/* A store file written by RocksDB's own SstFileWriter. */
+typedef struct test_sst {
+	rocksdb_envoptions_t *env;
+	rocksdb_options_t *o;
+	rocksdb_block_based_table_options_t *bo;
+	rocksdb_sstfilewriter_t *w;
+} test_sst;
+
+/* ck: the block checksum type (0 none, 1 CRC32C, 2 XXH32, 3 XXH64,
+ * 4 XXH3), or -1 for RocksDB's default options. */
+static void sst_open(test_sst *s, const char *path, int ck)
+{
+	s->env = rocksdb_envoptions_create();
+	s->o = rocksdb_options_create();
+	s->bo = NULL;
+	if (ck >= 0) {
+		s->bo = rocksdb_block_based_options_create();
+		rocksdb_block_based_options_set_checksum(s->bo, (char)ck);
+		rocksdb_options_set_block_based_table_factory(s->o, s->bo);
+	}
+	s->w = rocksdb_sstfilewriter_create(s->env, s->o);
+	char *err = NULL;
+	rocksdb_sstfilewriter_open(s->w, path, &err);
+	REQUIRE(!err);
+}
+
+static void sst_put(test_sst *s, const void *k, size_t kl, const char *v)
+{
+	char *err = NULL;
+	rocksdb_sstfilewriter_put(s->w, k, kl, v, strlen(v), &err);
+	REQUIRE(!err);
+}
+
+static void sst_finish(test_sst *s)
+{
+	char *err = NULL;
+	rocksdb_sstfilewriter_finish(s->w, &err);
+	REQUIRE(!err);
+	rocksdb_sstfilewriter_destroy(s->w);
+	if (s->bo)
+		rocksdb_block_based_options_destroy(s->bo);
+	rocksdb_options_destroy(s->o);
+	rocksdb_envoptions_destroy(s->env);
+}
+
 /* A well-formed RocksDB store file whose keys are not Saltbox cells. */
 static void write_foreign_sst(const char *path)
 {
-	rocksdb_envoptions_t *env = rocksdb_envoptions_create();
-	rocksdb_options_t *o = rocksdb_options_create();
-	rocksdb_sstfilewriter_t *w = rocksdb_sstfilewriter_create(env, o);
-	char *err = NULL;
-	rocksdb_sstfilewriter_open(w, path, &err);
-	REQUIRE(!err);
-	rocksdb_sstfilewriter_put(w, "apple", 5, "1", 1, &err);
-	rocksdb_sstfilewriter_put(w, "pear", 4, "2", 1, &err);
-	rocksdb_sstfilewriter_finish(w, &err);
-	REQUIRE(!err);
-	rocksdb_sstfilewriter_destroy(w);
-	rocksdb_options_destroy(o);
-	rocksdb_envoptions_destroy(env);
+	test_sst s;
+	sst_open(&s, path, -1);
+	sst_put(&s, "apple", 5, "1");
+	sst_put(&s, "pear", 4, "2");
+	sst_finish(&s);
 }
 
 /* Issue 18.9: store files from outside are checked before anything loads:
@@ -164,14 +213,9 @@ static void write_foreign_sst(const char *path)
 static void test_bulk_load_bad_files(void)
 {
 	SKIP_ON_REMOTE("HBase's REST gateway cannot bulk load");
-	const char *dir = test_dir("bulk_bad");
-	sbx_db *db = open_at(dir, true);
-	REQUIRE(db);
-	sbx_family_desc f[2];
-	two_families(f);
-	CHECK_INT(sbx_table_create(db, "t", f, 2), SBX_OK);
-	sbx_table *t;
-	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	const char *dir;
+	sbx_db *db;
+	sbx_table *t = store_with_table("bulk_bad", &dir, &db);
 	REQUIRE(t);
 	CHECK_INT(put1(t, "m", "a", "q", 5, "old"), SBX_OK);
 	sbx_scan_opts so;
@@ -307,19 +351,11 @@ static void test_bulk_load_bad_files(void)
 }
 
 /* A store file of Saltbox cells written by RocksDB's own writer with
- * checksum type `ck` (0 none, 1 CRC32C, 2 XXH32, 3 XXH64, 4 XXH3). */
-static void write_cells_sst(const char *path, char ck)
+ * checksum type `ck`. */
+static void write_cells_sst(const char *path, int ck)
 {
-	rocksdb_envoptions_t *env = rocksdb_envoptions_create();
-	rocksdb_options_t *o = rocksdb_options_create();
-	rocksdb_block_based_table_options_t *bo =
-		rocksdb_block_based_options_create();
-	rocksdb_block_based_options_set_checksum(bo, ck);
-	rocksdb_options_set_block_based_table_factory(o, bo);
-	rocksdb_sstfilewriter_t *w = rocksdb_sstfilewriter_create(env, o);
-	char *err = NULL;
-	rocksdb_sstfilewriter_open(w, path, &err);
-	REQUIRE(!err);
+	test_sst s;
+	sst_open(&s, path, ck);
 	for (int i = 0; i < 300; i++) {
 		char row[16];
 		snprintf(row, sizeof row, "k%04d", i);
@@ -328,17 +364,10 @@ static void write_cells_sst(const char *path, char ck)
 					 strlen(row), (const uint8_t *)"q", 1,
 					 7, SBX_CELL_PUT),
 			  SBX_OK);
-		rocksdb_sstfilewriter_put(w, (const char *)key.data, key.len,
-					  row, strlen(row), &err);
-		REQUIRE(!err);
+		sst_put(&s, key.data, key.len, row);
 		sbx_buf_free(&key);
 	}
-	rocksdb_sstfilewriter_finish(w, &err);
-	REQUIRE(!err);
-	rocksdb_sstfilewriter_destroy(w);
-	rocksdb_block_based_options_destroy(bo);
-	rocksdb_options_destroy(o);
-	rocksdb_envoptions_destroy(env);
+	sst_finish(&s);
 }
 
 /* sst_precheck computes each of RocksDB's block checksums as RocksDB
@@ -347,18 +376,13 @@ static void write_cells_sst(const char *path, char ck)
 static void test_bulk_load_checksum_types(void)
 {
 	SKIP_ON_REMOTE("HBase's REST gateway cannot bulk load");
-	const char *dir = test_dir("bulk_ck");
-	sbx_db *db = open_at(dir, true);
-	REQUIRE(db);
-	sbx_family_desc f[2];
-	two_families(f);
-	CHECK_INT(sbx_table_create(db, "t", f, 2), SBX_OK);
-	sbx_table *t;
-	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	const char *dir;
+	sbx_db *db;
+	sbx_table *t = store_with_table("bulk_ck", &dir, &db);
 	REQUIRE(t);
 	sbx_read_opts ro;
 	sbx_read_opts_init(&ro);
-	for (char ck = 0; ck <= 4; ck++) {
+	for (int ck = 0; ck <= 4; ck++) {
 		char path[4200], fam[4300], file[4400];
 		snprintf(path, sizeof path, "%s/ck%d", dir, ck);
 		snprintf(fam, sizeof fam, "%s/a", path);
