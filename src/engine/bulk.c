@@ -9,7 +9,8 @@
  * Files given to completebulkload come from outside: before a family's
  * files load, they are ingested (copied) into a scratch column family and
  * read back whole with checksums verified, and every key must be a cell
- * key; a file RocksDB refuses, a corrupt block or a key that is not a cell
+ * key (of one of HBase's five types, with a timestamp a stored cell can
+ * have); a file RocksDB refuses, a corrupt block or a key that is not a cell
  * is SBX_EIO and nothing of the family is loaded. Before RocksDB sees a
  * file, sst_precheck (sstcheck.h) verifies the blocks RocksDB would parse
  * unverified (an assertion in Debian's RocksDB aborts on a corrupt
@@ -297,8 +298,22 @@ static void free_files(char **v, size_t n)
 	free(v);
 }
 
-/* Every key of the scratch column family a cell key; iterator errors
- * (checksums) as SBX_EIO. */
+/* Whether a cell of type t can be stored (the five HBase types). */
+static bool stored_type(sbx_cell_type t)
+{
+	switch (t) {
+	case SBX_CELL_PUT:
+	case SBX_CELL_DELETE:
+	case SBX_CELL_DELETE_FAMILY_VERSION:
+	case SBX_CELL_DELETE_COLUMN:
+	case SBX_CELL_DELETE_FAMILY:
+		return true;
+	}
+	return false;
+}
+
+/* Every key of the scratch column family a cell key of a stored type and
+ * timestamp; iterator errors (checksums) as SBX_EIO. */
 static int check_scratch(engine *e, rocksdb_column_family_handle_t *cf,
 			 const char *dir)
 {
@@ -325,6 +340,20 @@ static int check_scratch(engine *e, rocksdb_column_family_handle_t *cf,
 					   "written by saltbox importtsv or "
 					   "sbx_bulk_writer load)",
 					   dir, n + 1);
+		else if (!stored_type(parts.type))
+			rc = sbx_error_set(SBX_EIO,
+					   "'%s': key %" PRIu64 " of the store "
+					   "files has cell type %d, not one of "
+					   "HBase's (put 4, delete 8, 10, 12, "
+					   "14)",
+					   dir, n + 1, (int)parts.type);
+		else if (parts.ts < 0 || parts.ts == SBX_LATEST_TIMESTAMP)
+			rc = sbx_error_set(SBX_EIO,
+					   "'%s': key %" PRIu64 " of the store "
+					   "files has timestamp %" PRId64
+					   ", not a stored cell's (0 to "
+					   "LATEST_TIMESTAMP - 1)",
+					   dir, n + 1, parts.ts);
 	}
 	char *err = NULL;
 	if (!rc)
