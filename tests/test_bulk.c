@@ -10,6 +10,7 @@
 #include "saltbox/bulk.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <rocksdb/c.h>
 #include <sys/stat.h>
 
@@ -47,6 +48,19 @@ static sbx_table *store_with_table(const char *name, const char **dir,
 	sbx_table *t = NULL;
 	CHECK_INT(sbx_table_open(&t, *db, "t"), SBX_OK);
 	return t;
+}
+
+/* A directory to bulk load, dir/name, with family a's directory in it:
+ * its path in path[PATH_MAX], and the file to write there in
+ * file[PATH_MAX]. */
+static void load_dir(char *path, char *file, const char *dir,
+		     const char *name)
+{
+	snprintf(path, PATH_MAX, "%s/%s", dir, name);
+	CHECK_INT(mkdir(path, 0755), 0);
+	snprintf(file, PATH_MAX, "%s/a", path);
+	CHECK_INT(mkdir(file, 0755), 0);
+	snprintf(file + strlen(file), PATH_MAX - strlen(file), "/x.sst");
 }
 
 static void test_bulk_load(void)
@@ -223,7 +237,7 @@ static void test_bulk_load_bad_files(void)
 	const char *before = "m/a:q=old;";
 
 	/* a good file to spoil */
-	char good[4200], path[4400], fam[4500];
+	char good[4200], path[PATH_MAX], fam[4500];
 	snprintf(good, sizeof good, "%s/good", dir);
 	sbx_bulk_writer *w;
 	CHECK_INT(sbx_bulk_writer_open(&w, db, "t", good), SBX_OK);
@@ -276,12 +290,8 @@ static void test_bulk_load_bad_files(void)
 		     /* index_handle_huge.sst: RocksDB allocated its size */
 		     {"index handle", "bad block handle for the index block"}};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		snprintf(path, sizeof path, "%s/%s", dir, cases[i].name);
-		CHECK_INT(mkdir(path, 0755), 0);
-		snprintf(fam, sizeof fam, "%s/a", path);
-		CHECK_INT(mkdir(fam, 0755), 0);
-		char file[4700];
-		snprintf(file, sizeof file, "%s/x.sst", fam);
+		char file[PATH_MAX];
+		load_dir(path, file, dir, cases[i].name);
 		if (i == 0) {
 			write_file(file, "this is not a store file at all, "
 					 "just text",
@@ -383,12 +393,9 @@ static void test_bulk_load_checksum_types(void)
 	sbx_read_opts ro;
 	sbx_read_opts_init(&ro);
 	for (int ck = 0; ck <= 4; ck++) {
-		char path[4200], fam[4300], file[4400];
-		snprintf(path, sizeof path, "%s/ck%d", dir, ck);
-		snprintf(fam, sizeof fam, "%s/a", path);
-		CHECK_INT(mkdir(path, 0755), 0);
-		CHECK_INT(mkdir(fam, 0755), 0);
-		snprintf(file, sizeof file, "%s/x.sst", fam);
+		char path[PATH_MAX], file[PATH_MAX], name[16];
+		snprintf(name, sizeof name, "ck%d", ck);
+		load_dir(path, file, dir, name);
 		write_cells_sst(file, ck);
 		if (ck == 0) {
 			CHECK_INT(sbx_table_bulk_load(db, "t", path), SBX_EIO);
@@ -427,12 +434,9 @@ static void test_bulk_load_refuses_impossible_cells(void)
 		 "has timestamp 9223372036854775807, not a stored cell's"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		char path[4200], fam[4300], file[4400];
-		snprintf(path, sizeof path, "%s/odd%zu", dir, i);
-		snprintf(fam, sizeof fam, "%s/a", path);
-		CHECK_INT(mkdir(path, 0755), 0);
-		CHECK_INT(mkdir(fam, 0755), 0);
-		snprintf(file, sizeof file, "%s/x.sst", fam);
+		char path[PATH_MAX], file[PATH_MAX], name[16];
+		snprintf(name, sizeof name, "odd%zu", i);
+		load_dir(path, file, dir, name);
 		/* a good cell, then the impossible one (cellkey_encode does
 		 * not write those: its tail by hand) */
 		sbx_buf good = {0}, bad = {0};

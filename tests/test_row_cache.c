@@ -34,14 +34,21 @@ static sbx_db *open_with_cache(const char *name, size_t bytes)
 	return d;
 }
 
-static void setup(const char *name, int versions)
+/* db: a store with a row cache of `bytes` and table t (family cf of
+ * `versions`), open as t. */
+static void setup_sized(const char *name, int versions, size_t bytes)
 {
-	db = open_with_cache(name, (size_t)1 << 20);
+	db = open_with_cache(name, bytes);
 	t = NULL;
 	if (!db)
 		return;
 	CHECK_INT(make_table(db, "t", "cf", versions), SBX_OK);
 	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+}
+
+static void setup(const char *name, int versions)
+{
+	setup_sized(name, versions, (size_t)1 << 20);
 }
 
 static void teardown(void)
@@ -444,10 +451,7 @@ static void test_writes_merged_match_uncached(void)
 static void test_entry_max_16k(void)
 {
 	/* 64 MiB: a shard's quarter is 512 KiB, so only the 16 KiB cap acts */
-	db = open_with_cache("entry16k", (size_t)64 << 20);
-	REQUIRE(db);
-	CHECK_INT(make_table(db, "t", "cf", 1), SBX_OK);
-	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	setup_sized("entry16k", 1, (size_t)64 << 20);
 	REQUIRE(t);
 	static char v[1025];
 	memset(v, 'v', 1024);
@@ -529,10 +533,7 @@ static void check_pile_cases(sbx_table *pt, const char *step)
  * one-version delete (it erases a trimmed entry). */
 static void test_trimmed_pile_matches_uncached(void)
 {
-	db = open_with_cache("trim", (size_t)64 << 20);
-	REQUIRE(db);
-	CHECK_INT(make_table(db, "t", "cf", 3), SBX_OK);
-	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	setup_sized("trim", 3, (size_t)64 << 20);
 	REQUIRE(t);
 	sbx_db *plain = open_with_cache("trim_plain", 0);
 	REQUIRE(plain);
