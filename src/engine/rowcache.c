@@ -62,7 +62,12 @@ typedef struct rc_shard {
 	size_t count;
 	size_t bytes, capacity;
 	rc_entry *head, *tail;
-	uint64_t evictions, inserts;
+	uint64_t evictions, inserts, declined;
+	/* The admission filter (a "doorkeeper", as in TinyLFU): once the
+	 * shard is full, a row enters only if it missed recently before
+	 * (both its bits set); cleared after dk_bits / 4 rows marked. */
+	uint64_t *dk;
+	size_t dk_bits, dk_adds; /* dk_bits a power of two */
 	char pad[64];
 } rc_shard;
 
@@ -117,7 +122,13 @@ rowcache *rowcache_new(size_t bytes)
 		s->capacity = bytes / RC_SHARDS;
 		s->nbuckets = 64;
 		s->buckets = sbx_calloc(s->nbuckets, sizeof *s->buckets);
-		if (!s->buckets) {
+		/* a bit per 64 bytes of capacity: ~20 per entry of a
+		 * 10-cell row, so a window of ~5 shards' worth of rows */
+		s->dk_bits = 4096;
+		while (s->dk_bits < s->capacity / 64)
+			s->dk_bits *= 2;
+		s->dk = sbx_calloc(s->dk_bits / 64, sizeof *s->dk);
+		if (!s->buckets || !s->dk) {
 			rowcache_free(c);
 			return NULL;
 		}
@@ -140,6 +151,7 @@ void rowcache_free(rowcache *c)
 			free(e);
 		}
 		free(s->buckets);
+		free(s->dk);
 		pthread_mutex_destroy(&s->lock);
 	}
 	free(c);
@@ -392,6 +404,27 @@ int rowcache_trim_versions(const sbx_family_desc *d)
 	return d->max_versions > 0 ? d->max_versions : 0;
 }
 
+/* Whether a row that missed may enter the full shard s: yes if it missed
+ * recently before, else it is marked (under the shard's lock). Scrambled
+ * zipfian reads (YCSB's) spread half their rows over the whole key space:
+ * rows read once would each evict a row read again. */
+static bool admit(rc_shard *s, uint64_t h)
+{
+	uint64_t x = h * 0xff51afd7ed558ccdull;
+	size_t b1 = (size_t)x & (s->dk_bits - 1);
+	size_t b2 = (size_t)(x >> 32) & (s->dk_bits - 1);
+	uint64_t m1 = 1ull << (b1 & 63), m2 = 1ull << (b2 & 63);
+	if ((s->dk[b1 / 64] & m1) && (s->dk[b2 / 64] & m2))
+		return true;
+	s->dk[b1 / 64] |= m1;
+	s->dk[b2 / 64] |= m2;
+	if (++s->dk_adds >= s->dk_bits / 4) {
+		memset(s->dk, 0, s->dk_bits / 8);
+		s->dk_adds = 0;
+	}
+	return false;
+}
+
 void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
 		     size_t plen, const rowbuf *src, size_t from, size_t to,
 		     bool trimmed)
@@ -408,6 +441,14 @@ void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
 	if (dlen > c->max_entry)
 		return;
 	size_t size = sizeof(rc_entry) + k->cf_len + k->row_len + dlen;
+	uint64_t h = key_hash(k);
+	rc_shard *s = shard_of(c, h);
+	pthread_mutex_lock(&s->lock);
+	bool in = s->bytes + size <= s->capacity || admit(s, h);
+	s->declined += !in;
+	pthread_mutex_unlock(&s->lock);
+	if (!in)
+		return;
 	rc_entry *e = sbx_malloc(size);
 	if (!e)
 		return;
@@ -430,8 +471,7 @@ void rowcache_insert(rowcache *c, const rowcache_key *k, uint64_t seq,
 			      x->klen - plen, rowbuf_value(src, x),
 			      x->vlen);
 	}
-	uint64_t h = e->hash = key_hash(k);
-	rc_shard *s = shard_of(c, h);
+	e->hash = h;
 	pthread_mutex_lock(&s->lock);
 	/* Under the shard lock: a writer that erases after this sees the
 	 * entry; one that began after our read moved the seqlock. */
@@ -603,6 +643,7 @@ void rowcache_get_stats(const rowcache *c, rowcache_stats *out)
 		pthread_mutex_lock(&s->lock);
 		out->inserts += s->inserts;
 		out->evictions += s->evictions;
+		out->declined += s->declined;
 		out->bytes += s->bytes;
 		out->capacity += s->capacity;
 		out->entries += s->count;

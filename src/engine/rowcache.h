@@ -5,7 +5,10 @@
  * without RocksDB. The matcher still runs on them at read time, so
  * versions, markers, TTL, time ranges and filters answer exactly as they
  * do uncached. Bounded in bytes (sbx_db_options.row_cache_bytes), in 32
- * shards, evicted by clock (a reference bit, second chance).
+ * shards, evicted by clock (a reference bit, second chance). Once a shard
+ * is full, a row enters only on its second miss within a window (an
+ * admission filter, TinyLFU's "doorkeeper"), so rows read once do not
+ * push out rows read again.
  *
  * Consistency: a per-row-stripe sequence number (a seqlock, indexed as
  * write.c's row-stripe locks). A writer, holding the stripe lock, makes it
@@ -71,7 +74,8 @@ int rowcache_lookup(rowcache *c, const rowcache_key *k, const uint8_t *prefix,
 void rowcache_unpin(const void *pin);
 /* Insert cells [from, to) of src as k's entry, less the first plen bytes
  * of every key (the row's prefix), if the stripe's seqlock is still `seq`
- * (even) and the entry fits; best effort (no error).
+ * (even), the entry fits and, in a full shard, the row missed recently
+ * before (admission); best effort (no error).
  *
  * `trimmed`: the cells are the row's less puts no plain read can see (a
  * column's puts older than its newest VERSIONS, in a row without
@@ -105,6 +109,7 @@ size_t rowcache_max_entry(const rowcache *c);
 /* Counters and size, for metrics. */
 typedef struct rowcache_stats {
 	uint64_t hits, misses, inserts, evictions;
+	uint64_t declined; /* inserts refused by admission (rowcache.c) */
 	uint64_t bytes, capacity, entries;
 } rowcache_stats;
 void rowcache_get_stats(const rowcache *c, rowcache_stats *out);
