@@ -243,6 +243,7 @@ typedef struct bench_cfg {
 	size_t block_size;
 	size_t cache_bytes;
 	size_t row_cache_bytes; /* Saltbox's row cache; SIZE_MAX: its default */
+	bool mmap_reads; /* store files read through mmap (every RocksDB) */
 	uint64_t seed;
 	uint64_t rounds; /* slices per phase, engines alternating */
 	char dir[256];
@@ -294,6 +295,7 @@ static int saltbox_open(void **out, const char *dir, const bench_cfg *cfg)
 	o.block_cache_bytes = cfg->cache_bytes;
 	if (cfg->row_cache_bytes != SIZE_MAX)
 		o.row_cache_bytes = cfg->row_cache_bytes;
+	o.mmap_reads = cfg->mmap_reads;
 	int rc = sbx_db_open(&s->db, dir, &o);
 	if (rc) {
 		free(s);
@@ -474,6 +476,7 @@ static int rocks_open(void **out, const char *dir, const bench_cfg *cfg)
 	rocksdb_options_set_max_background_jobs(s->opts, 2);
 	rocksdb_options_set_max_subcompactions(s->opts, 1);
 	rocksdb_options_set_write_buffer_size(s->opts, 64u << 20);
+	rocksdb_options_set_allow_mmap_reads(s->opts, cfg->mmap_reads);
 	rocksdb_options_set_compression(s->opts, rocksdb_no_compression);
 	rocksdb_options_set_prefix_extractor(
 		s->opts, rocksdb_slicetransform_create_fixed_prefix(ROW_LEN));
@@ -1689,7 +1692,7 @@ static void usage(void)
 		"                    [--engines rocksdb,rocksdb-tuned,saltbox,sqlite,lmdb]\n"
 		"                    [--threads N[,N...]] [--isolate]\n"
 		"                    [--block-size BYTES] [--seed N] [--dir DIR]\n"
-		"                    [--rounds N] [--row-cache BYTES]\n"
+		"                    [--rounds N] [--row-cache BYTES] [--mmap-reads]\n"
 		"Defaults: 100000 records, 200000 ops per workload, E runs\n"
 		"ops/10 scans, all workloads, zipfian, all engines, 1 thread, 64 KiB\n"
 		"blocks, temp dir under /tmp (removed at exit), 12 rounds: each\n"
@@ -1703,7 +1706,10 @@ static void usage(void)
 		"interleaving), so its peak RSS (ru_maxrss) is its own; without\n"
 		"it the peak printed is the whole process's.\n"
 		"--row-cache BYTES: Saltbox's row cache (sbx_db_options.\n"
-		"row_cache_bytes; default the library's, 64 MiB; 0 turns it off).\n");
+		"row_cache_bytes; default the library's, 64 MiB; 0 turns it off).\n"
+		"--mmap-reads: Saltbox and both RocksDB references read store\n"
+		"files through mmap (sbx_db_options.mmap_reads, RocksDB's\n"
+		"allow_mmap_reads).\n");
 	exit(2);
 }
 
@@ -1839,6 +1845,10 @@ int main(int argc, char **argv)
 			isolate = true;
 			continue;
 		}
+		if (!strcmp(a, "--mmap-reads")) {
+			cfg.mmap_reads = true;
+			continue;
+		}
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
 			usage();
@@ -1918,10 +1928,11 @@ int main(int argc, char **argv)
 			 cfg.row_cache_bytes >> 20);
 	printf("bench_engine: %llu records x %d fields x %d B, %llu ops per "
 	       "workload (E: %llu scans), block %zu B, cache %zu MiB, row cache "
-	       "%s, dir %s\n",
+	       "%s,%s dir %s\n",
 	       (unsigned long long)cfg.records, NFIELDS, VALUE_LEN,
 	       (unsigned long long)cfg.ops, (unsigned long long)cfg.scan_ops,
-	       cfg.block_size, cfg.cache_bytes >> 20, rc_desc, g_tmpdir);
+	       cfg.block_size, cfg.cache_bytes >> 20, rc_desc,
+	       cfg.mmap_reads ? " mmap reads," : "", g_tmpdir);
 	printf("bench_engine: %ld CPUs (%s), threads", sysconf(_SC_NPROCESSORS_ONLN),
 	       cpu);
 	for (size_t k = 0; k < plan.ntc; k++)

@@ -164,6 +164,7 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 	rocksdb_options_set_create_if_missing(e->dbopts, opts->create_if_missing);
 	rocksdb_options_set_max_background_jobs(e->dbopts, BACKGROUND_JOBS);
 	rocksdb_options_set_max_subcompactions(e->dbopts, 1);
+	rocksdb_options_set_allow_mmap_reads(e->dbopts, opts->mmap_reads);
 	e->wo_meta = rocksdb_writeoptions_create();
 	rocksdb_writeoptions_set_sync(e->wo_meta, 1);
 	e->wo_wal = rocksdb_writeoptions_create();
