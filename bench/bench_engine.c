@@ -241,8 +241,10 @@ typedef struct bench_cfg {
 	const char *workloads;
 	bool dist_uniform, dist_zipfian;
 	size_t block_size;
-	size_t cache_bytes;
-	size_t row_cache_bytes; /* Saltbox's row cache; SIZE_MAX: its default */
+	size_t cache_bytes; /* each engine's cache memory */
+	/* Saltbox's row cache, taken out of cache_bytes (its block cache
+	 * gets the rest); SIZE_MAX: the library's default */
+	size_t row_cache_bytes;
 	bool mmap_reads; /* store files read through mmap (every RocksDB) */
 	uint64_t seed;
 	uint64_t rounds; /* slices per phase, engines alternating */
@@ -292,9 +294,8 @@ static int saltbox_open(void **out, const char *dir, const bench_cfg *cfg)
 		return -1;
 	sbx_db_options o;
 	sbx_db_options_init(&o);
-	o.block_cache_bytes = cfg->cache_bytes;
-	if (cfg->row_cache_bytes != SIZE_MAX)
-		o.row_cache_bytes = cfg->row_cache_bytes;
+	o.row_cache_bytes = cfg->row_cache_bytes;
+	o.block_cache_bytes = cfg->cache_bytes - cfg->row_cache_bytes;
 	o.mmap_reads = cfg->mmap_reads;
 	int rc = sbx_db_open(&s->db, dir, &o);
 	if (rc) {
@@ -1692,7 +1693,8 @@ static void usage(void)
 		"                    [--engines rocksdb,rocksdb-tuned,saltbox,sqlite,lmdb]\n"
 		"                    [--threads N[,N...]] [--isolate]\n"
 		"                    [--block-size BYTES] [--seed N] [--dir DIR]\n"
-		"                    [--rounds N] [--row-cache BYTES] [--mmap-reads]\n"
+		"                    [--rounds N] [--cache BYTES] [--row-cache BYTES]\n"
+		"                    [--mmap-reads]\n"
 		"Defaults: 100000 records, 200000 ops per workload, E runs\n"
 		"ops/10 scans, all workloads, zipfian, all engines, 1 thread, 64 KiB\n"
 		"blocks, temp dir under /tmp (removed at exit), 12 rounds: each\n"
@@ -1705,8 +1707,13 @@ static void usage(void)
 		"--isolate: each engine runs alone in a child process (no\n"
 		"interleaving), so its peak RSS (ru_maxrss) is its own; without\n"
 		"it the peak printed is the whole process's.\n"
+		"--cache BYTES: each engine's cache memory: RocksDB's block\n"
+		"cache, SQLite's page cache (split over its connections), and\n"
+		"Saltbox's block cache and row cache together (default: what\n"
+		"Saltbox's defaults take, 192 + 128 MiB, so it runs as shipped).\n"
 		"--row-cache BYTES: Saltbox's row cache (sbx_db_options.\n"
-		"row_cache_bytes; default the library's, 64 MiB; 0 turns it off).\n"
+		"row_cache_bytes), out of --cache (default the library's; 0\n"
+		"turns it off and gives the block cache all of --cache).\n"
 		"--mmap-reads: Saltbox and both RocksDB references read store\n"
 		"files through mmap (sbx_db_options.mmap_reads, RocksDB's\n"
 		"allow_mmap_reads).\n");
@@ -1828,7 +1835,7 @@ int main(int argc, char **argv)
 		.workloads = "ABCDEF",
 		.dist_zipfian = true,
 		.block_size = 64 * 1024, /* HBase's BLOCKSIZE default */
-		.cache_bytes = (size_t)256 << 20,
+		.cache_bytes = SIZE_MAX,
 		.row_cache_bytes = SIZE_MAX,
 		.seed = 42,
 		.rounds = 12,
@@ -1863,6 +1870,8 @@ int main(int argc, char **argv)
 			cfg.workloads = v;
 		else if (!strcmp(a, "--block-size"))
 			cfg.block_size = parse_u64(v);
+		else if (!strcmp(a, "--cache"))
+			cfg.cache_bytes = parse_u64(v);
 		else if (!strcmp(a, "--row-cache"))
 			cfg.row_cache_bytes = parse_u64(v);
 		else if (!strcmp(a, "--seed"))
@@ -1920,18 +1929,22 @@ int main(int argc, char **argv)
 		}
 	if (ci)
 		fclose(ci);
-	char rc_desc[48];
+	sbx_db_options dflt;
+	sbx_db_options_init(&dflt);
+	if (cfg.cache_bytes == SIZE_MAX)
+		cfg.cache_bytes = dflt.block_cache_bytes + dflt.row_cache_bytes;
 	if (cfg.row_cache_bytes == SIZE_MAX)
-		snprintf(rc_desc, sizeof rc_desc, "default");
-	else
-		snprintf(rc_desc, sizeof rc_desc, "%zu MiB",
-			 cfg.row_cache_bytes >> 20);
+		cfg.row_cache_bytes = cfg.cache_bytes < dflt.row_cache_bytes
+					      ? cfg.cache_bytes / 2
+					      : dflt.row_cache_bytes;
+	if (cfg.row_cache_bytes > cfg.cache_bytes)
+		usage();
 	printf("bench_engine: %llu records x %d fields x %d B, %llu ops per "
-	       "workload (E: %llu scans), block %zu B, cache %zu MiB, row cache "
-	       "%s,%s dir %s\n",
+	       "workload (E: %llu scans), block %zu B, cache %zu MiB an engine "
+	       "(saltbox: %zu MiB of it row cache),%s dir %s\n",
 	       (unsigned long long)cfg.records, NFIELDS, VALUE_LEN,
 	       (unsigned long long)cfg.ops, (unsigned long long)cfg.scan_ops,
-	       cfg.block_size, cfg.cache_bytes >> 20, rc_desc,
+	       cfg.block_size, cfg.cache_bytes >> 20, cfg.row_cache_bytes >> 20,
 	       cfg.mmap_reads ? " mmap reads," : "", g_tmpdir);
 	printf("bench_engine: %ld CPUs (%s), threads", sysconf(_SC_NPROCESSORS_ONLN),
 	       cpu);

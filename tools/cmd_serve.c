@@ -31,7 +31,9 @@ static void serve_usage(FILE *out)
 		"                     [--max-scanners N] [--max-client-scanners N]\n"
 		"                     [--max-connections N] [--max-ip-connections N]\n"
 		"                     [--header-timeout SECONDS] [--idle-timeout SECONDS]\n"
-		"                     [--trace FILE] [--metrics-bucket-ms MS]\n\n"
+		"                     [--trace FILE] [--metrics-bucket-ms MS]\n"
+		"                     [--block-cache BYTES] [--row-cache BYTES]\n"
+		"                     [--mmap-reads]\n\n"
 		"Serve the store in DIR (default ./saltbox-data) over HBase's REST\n"
 		"protocol, so HBase REST clients (curl, node-hbase, ...) work unchanged.\n\n"
 		"  --data DIR          store directory, created if missing\n"
@@ -69,7 +71,14 @@ static void serve_usage(FILE *out)
 		"  --trace FILE        append every operation's row key to FILE as a\n"
 		"                      keyviz trace (saltbox keyviz simulate -t FILE)\n"
 		"  --metrics-bucket-ms MS  width of a load-metrics bucket, the heatmap's\n"
-		"                      column (default 1000; 600 buckets are kept)\n");
+		"                      column (default 1000; 600 buckets are kept)\n"
+		"  --block-cache BYTES store blocks cached in memory (default\n"
+		"                      201326592, 192 MiB)\n"
+		"  --row-cache BYTES   recently read rows cached in memory (default\n"
+		"                      134217728, 128 MiB; 0 = off)\n"
+		"  --mmap-reads        read store files through mmap (faster gets of\n"
+		"                      a store larger than the caches; an I/O error\n"
+		"                      on them stops the server: docs/api.md)\n");
 }
 
 /* The token is the first line of path, without its line end. */
@@ -139,6 +148,9 @@ int cmd_serve(int argc, char **argv)
 		{"idle-timeout", required_argument, NULL, 'O'},
 		{"trace", required_argument, NULL, 'x'},
 		{"metrics-bucket-ms", required_argument, NULL, 'M'},
+		{"block-cache", required_argument, NULL, 'k'},
+		{"row-cache", required_argument, NULL, 'R'},
+		{"mmap-reads", no_argument, NULL, 'a'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -149,14 +161,16 @@ int cmd_serve(int argc, char **argv)
 	const char *trace = NULL;
 	int64_t bucket_ms = 0;
 	long long min_free = -1;
+	long long block_cache = -1, row_cache = -1;
+	bool mmap_reads = false;
 	static char token_buf[1024];
 	so.token = getenv("SALTBOX_TOKEN");
 	if (so.token && !*so.token)
 		so.token = NULL;
-	int c;
+	int c, li = -1;
 	long long v;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
 		switch (c) {
 		case 'd': data = optarg; data_given = true; break;
 		case 'u': url = optarg; break;
@@ -166,6 +180,15 @@ int cmd_serve(int argc, char **argv)
 				goto bad;
 			bucket_ms = (int64_t)v;
 			break;
+		case 'k':
+			if (parse_size(optarg, 0, (long long)1 << 50, &block_cache))
+				goto bad;
+			break;
+		case 'R':
+			if (parse_size(optarg, 0, (long long)1 << 50, &row_cache))
+				goto bad;
+			break;
+		case 'a': mmap_reads = true; break;
 		case 'b': so.bind = optarg; break;
 		case 'r': so.read_only = true; break;
 		case 't': so.token = *optarg ? optarg : NULL; break;
@@ -258,9 +281,15 @@ int cmd_serve(int argc, char **argv)
 				"URL, not both\n");
 		return 2;
 	}
-	if (url && bucket_ms) {
-		fprintf(stderr, "saltbox serve: --metrics-bucket-ms is the "
-				"embedded store's (--data)\n");
+	const char *embedded_only =
+		bucket_ms ? "--metrics-bucket-ms"
+		: block_cache >= 0 ? "--block-cache"
+		: row_cache >= 0 ? "--row-cache"
+		: mmap_reads ? "--mmap-reads"
+		: NULL;
+	if (url && embedded_only) {
+		fprintf(stderr, "saltbox serve: %s is the embedded store's "
+				"(--data)\n", embedded_only);
 		return 2;
 	}
 
@@ -287,6 +316,11 @@ int cmd_serve(int argc, char **argv)
 		dbo.metrics_bucket_ms = bucket_ms;
 	if (min_free >= 0)
 		dbo.min_free_bytes = (uint64_t)min_free;
+	if (block_cache >= 0)
+		dbo.block_cache_bytes = (size_t)block_cache;
+	if (row_cache >= 0)
+		dbo.row_cache_bytes = (size_t)row_cache;
+	dbo.mmap_reads = mmap_reads;
 	int rc = url ? sbx_db_connect(&db, url) : sbx_db_open(&db, data, &dbo);
 	if (!rc && url && trace && (rc = sbx_db_trace(db, trace)))
 		sbx_db_close(db);
@@ -328,6 +362,7 @@ int cmd_serve(int argc, char **argv)
 	fprintf(stderr, "saltbox serve: stopped\n");
 	return 0;
 bad:
-	fprintf(stderr, "saltbox serve: bad value '%s' for an option\n", optarg);
+	fprintf(stderr, "saltbox serve: bad value '%s' for --%s\n", optarg,
+		li >= 0 ? longopts[li].name : "?");
 	return 2;
 }

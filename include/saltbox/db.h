@@ -22,9 +22,9 @@ typedef struct sbx_db_options {
 	/* Largest accepted cell value in bytes (hbase.client.keyvalue.maxsize,
 	 * default 10 MiB). 0 means no limit. */
 	size_t max_cell_size;
-	/* Shared block cache in bytes (default 256 MiB). */
+	/* Shared block cache in bytes (default 192 MiB). */
 	size_t block_cache_bytes;
-	/* Row cache in bytes (default 64 MiB; 0 turns it off): the raw cells
+	/* Row cache in bytes (default 128 MiB; 0 turns it off): the raw cells
 	 * of recently read rows, per family, so a repeated get skips RocksDB.
 	 * Every write to a cached row merges its cells into the row's entry
 	 * before the write returns (a row over 16 KiB a family is not

@@ -402,6 +402,45 @@ sleep 2.2
 req GET "/t/scanner/$SID" "${JSON[@]}"
 ok "idle scanner expired" "$STATUS" 404
 
+# ---- cache options ---------------------------------------------------------
+# A row read twice: the second get is a row cache hit by default, never
+# with --row-cache 0; --mmap-reads maps the store files (after a restart
+# the recovered writes are in one) and the default does not.
+cache_hits() { # PUT a row, GET it twice -> the table's hits,misses
+	req PUT /c/schema "${CT_JSON[@]}" -d '{"ColumnSchema":[{"name":"f"}]}'
+	req PUT /c/r1/f:q -H 'Content-Type: application/octet-stream' --data-binary 'v1'
+	req GET /c/r1/f:q -H 'Accept: application/octet-stream'
+	req GET /c/r1/f:q -H 'Accept: application/octet-stream'
+	ok "cache options: the get's value" "$BODY" "v1"
+	req GET /ui/api/table/c/regions
+	echo "$BODY" | grep -o '"row_cache_hits":[0-9]*,"row_cache_misses":[0-9]*' | tr -d '"a-z_:' | tr '\n' ' '
+}
+store_mapped() { grep -c '\.sst$' "/proc/$1/maps" 2>/dev/null || true; }
+start_server rcache
+ok "row cache on by default" "$(cache_hits)" "1,1 "
+start_server rcache_off --row-cache 0 --block-cache 1048576
+ok "--row-cache 0: no hits" "$(cache_hits)" "0,0 "
+req GET /c/r1/f:q -H 'Accept: application/octet-stream'
+ok "--row-cache 0: gets still answer" "$BODY" "v1"
+for mode in plain mmap; do
+	cleanup; PIDS=()
+	args=(); [ "$mode" = mmap ] && args=(--mmap-reads)
+	start_server rcache_off --row-cache 0 "${args[@]}"
+	req GET /c/r1/f:q -H 'Accept: application/octet-stream'
+	ok "$mode: the value read from the store file" "$BODY" "v1"
+	want=0; [ "$mode" = mmap ] && want=1
+	got=$(store_mapped "${PIDS[0]}"); [ "$got" -gt 0 ] && got=1
+	ok "$mode: store files mapped" "$got" "$want"
+done
+for bad in "--row-cache 1x" "--block-cache -5"; do
+	# shellcheck disable=SC2086
+	out=$("$SALTBOX" serve --data "$TMP/never" $bad 2>&1); rc=$?
+	ok "serve $bad: exit 2" "$rc" 2
+	ok "serve $bad: says which" "$out" "saltbox serve: bad value '${bad#* }' for ${bad% *}"
+done
+out=$("$SALTBOX" serve --connect http://127.0.0.1:1 --row-cache 0 2>&1)
+ok "--row-cache with --connect" "$out" "saltbox serve: --row-cache is the embedded store's (--data)"
+
 # Stop the servers gracefully; sanitizer reports (leaks included) fail the test.
 cleanup
 PIDS=()
