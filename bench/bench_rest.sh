@@ -10,7 +10,8 @@
 # ...) and the medians are reported, so a noisy neighbour hits both sides.
 #   usage: bench/bench_rest.sh [SALTBOX_BINARY] [SECONDS] [CONNECTIONS]
 #   env:   ROUNDS (default 3), WRK_THREADS (default 2), BATCH (rows per
-#          batch PUT, default 10), ROWS (distinct rows drawn, default 1000000)
+#          batch PUT, default 10), ROWS (distinct rows drawn, default 1000000),
+#          SERVE_ARGS (more `saltbox serve` options, e.g. "--threads 2")
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 SALTBOX=${1:-$root/build/saltbox}
@@ -20,6 +21,7 @@ THREADS=${WRK_THREADS:-2}
 ROUNDS=${ROUNDS:-3}
 BATCH=${BATCH:-10}
 ROWS=${ROWS:-1000000}
+read -r -a serve_args <<<"${SERVE_ARGS:-}"
 for tool in wrk nginx curl; do
 	command -v $tool >/dev/null || [ -x /usr/sbin/$tool ] ||
 		{ echo "bench_rest: '$tool' is missing (scripts/bootstrap.sh installs it)"; exit 1; }
@@ -37,7 +39,7 @@ free_port() {
 }
 
 # ---- saltbox -----------------------------------------------------------------
-"$SALTBOX" serve --data "$tmp/data" --port 0 >"$tmp/serve.log" 2>&1 &
+"$SALTBOX" serve --data "$tmp/data" --port 0 ${serve_args[@]+"${serve_args[@]}"} >"$tmp/serve.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 200); do
 	SB=$(grep -o 'http://127.0.0.1:[0-9]*' "$tmp/serve.log" | head -1 || true)
