@@ -611,6 +611,122 @@ static void test_trimmed_pile_matches_uncached(void)
 	teardown();
 }
 
+/* sbx_db_check_and_mutate_rows merges what it writes into the rows'
+ * cached entries, as every other write does: a transfer between two cached
+ * rows leaves both cached, reading the new values; a failed check writes
+ * nothing and leaves them as they were. (It used to erase them, so every
+ * transaction's next get read RocksDB and a hot row's pile of versions.) */
+static void test_multirow_write_keeps_rows_cached(void)
+{
+	setup("multirow", 1);
+	REQUIRE(t);
+	CHECK_INT(put1(t, "a", "cf", "bal", SBX_LATEST_TIMESTAMP, "100"), SBX_OK);
+	CHECK_INT(put1(t, "b", "cf", "bal", SBX_LATEST_TIMESTAMP, "5"), SBX_OK);
+	reset_delta();
+	CHECK_STR(get1("a"), "a/cf:bal=100;");
+	CHECK_STR(get1("b"), "b/cf:bal=5;");
+	CHECK_STR(delta(), "0/2");
+	sbx_mutation *ma = NULL, *mb = NULL;
+	CHECK_INT(sbx_mutation_new(&ma, "a", 1), SBX_OK);
+	CHECK_INT(sbx_mutation_new(&mb, "b", 1), SBX_OK);
+	REQUIRE(ma && mb);
+	CHECK_INT(sbx_mutation_put(ma, "cf", "bal", 3, SBX_LATEST_TIMESTAMP,
+				   "90", 2),
+		  SBX_OK);
+	CHECK_INT(sbx_mutation_put(mb, "cf", "bal", 3, SBX_LATEST_TIMESTAMP,
+				   "15", 2),
+		  SBX_OK);
+	sbx_check ca = {"cf", "bal", 3, SBX_CMP_EQUAL, "100", 3},
+		  cb = {"cf", "bal", 3, SBX_CMP_EQUAL, "5", 1};
+	sbx_row_change rows[] = {{t, "a", 1, &ca, ma}, {t, "b", 1, &cb, mb}};
+	bool ok = false;
+	size_t failed = 0;
+	CHECK_INT(sbx_db_check_and_mutate_rows(&ok, &failed, db, rows, 2),
+		  SBX_OK);
+	CHECK(ok);
+	reset_delta(); /* the checks read the rows through the cache too */
+	CHECK_STR(get1("a"), "a/cf:bal=90;");
+	CHECK_STR(get1("b"), "b/cf:bal=15;");
+	CHECK_STR(delta(), "2/0");
+	/* the same again: a is no longer 100, nothing is written */
+	CHECK_INT(sbx_db_check_and_mutate_rows(&ok, &failed, db, rows, 2),
+		  SBX_OK);
+	CHECK(!ok);
+	CHECK_INT(failed, 0);
+	reset_delta();
+	CHECK_STR(get1("a"), "a/cf:bal=90;");
+	CHECK_STR(get1("b"), "b/cf:bal=15;");
+	CHECK_STR(delta(), "2/0");
+	sbx_mutation_free(ma);
+	sbx_mutation_free(mb);
+	teardown();
+}
+
+/* A get refilling a trimmed entry seeks past a column's pile instead of
+ * stepping through it, but never past the empty qualifier's column: a
+ * family delete there, older than that column's puts, still masks the
+ * old puts of every other column. Compared with a store without the
+ * cache after each write, and written out. */
+static void test_pile_seek_keeps_family_markers(void)
+{
+	setup_sized("pileseek", 1, (size_t)64 << 20);
+	REQUIRE(t);
+	sbx_db *plain = open_with_cache("pileseek_plain", 0);
+	REQUIRE(plain);
+	sbx_table *pt = NULL;
+	CHECK_INT(make_table(plain, "t", "cf", 1), SBX_OK);
+	CHECK_INT(sbx_table_open(&pt, plain, "t"), SBX_OK);
+	REQUIRE(pt);
+	static char v[301];
+	sbx_table *both[2] = {t, pt};
+	for (int k = 0; k < 2; k++) {
+		for (int ts = 1; ts <= 60; ts++) {
+			memset(v, 'y', 300);
+			snprintf(v, sizeof v, "e%02d", ts);
+			v[3] = 'y';
+			CHECK_INT(put1(both[k], "r", "cf", "", ts, v), SBX_OK);
+			snprintf(v, sizeof v, "q%02d", ts);
+			v[3] = 'y';
+			CHECK_INT(put1(both[k], "r", "cf", "q", ts, v), SBX_OK);
+		}
+		CHECK_INT(put1(both[k], "r", "cf", "z", 10, "z10"), SBX_OK);
+		CHECK_INT(del1(both[k], "r", SBX_CELL_DELETE_FAMILY, "cf", NULL,
+			       20),
+			  SBX_OK);
+		CHECK_INT(del1(both[k], "r", SBX_CELL_DELETE_COLUMN, "cf", "q",
+			       30),
+			  SBX_OK);
+	}
+	const char *steps[] = {"the piles", "a put above",
+			       "a one-version delete"};
+	for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+		for (int k = 0; i == 1 && k < 2; k++)
+			CHECK_INT(put1(both[k], "r", "cf", "z", 70, "z70"),
+				  SBX_OK);
+		for (int k = 0; i == 2 && k < 2; k++)
+			CHECK_INT(del1(both[k], "r", SBX_CELL_DELETE, "cf", "q",
+				       60),
+				  SBX_OK);
+		char want[16384];
+		snprintf(want, sizeof want, "%s", get_str(pt, "r", NULL, true));
+		reset_delta();
+		CHECK_STR(get_str(t, "r", NULL, true), want);
+		CHECK_STR(get_str(t, "r", NULL, true), want);
+		if (i == 0)
+			CHECK_STR(delta(), "1/1");
+		check_pile_cases(pt, steps[i]);
+	}
+	/* the newest of each column; the family delete at 20 masks z10 */
+	const char *got = get1("r");
+	CHECK_INT(!strncmp(got, "r/cf:=e60y", 10), 1);
+	CHECK_INT(strstr(got, ";r/cf:q=q59y") != NULL, 1);
+	CHECK_INT(strstr(got, ";r/cf:z=z70;") != NULL, 1);
+	CHECK_INT(strstr(got, "z10") == NULL, 1);
+	sbx_table_close(pt);
+	sbx_db_close(plain);
+	teardown();
+}
+
 static _Atomic int64_t fake_now;
 static int64_t fake_clock(void)
 {
@@ -906,6 +1022,8 @@ TEST_MAIN(T(test_hit_after_miss_and_put_updates), T(test_every_write_seen),
 	  T(test_versions_ranges_filters_match_uncached),
 	  T(test_writes_merged_match_uncached), T(test_entry_max_16k),
 	  T(test_trimmed_pile_matches_uncached),
+	  T(test_multirow_write_keeps_rows_cached),
+	  T(test_pile_seek_keeps_family_markers),
 	  T(test_ttl_expiry_seen_through_cache),
 	  T(test_blockcache_false_stays_out), T(test_threads_never_read_stale),
 	  T(test_byte_bound_holds))

@@ -198,7 +198,12 @@ static bool same_column(const rowbuf *b, size_t plen, const char *k, size_t kl)
  * so the kept puts still hold every visible one among the newest; puts
  * at the timestamp of a one-version marker seen so far (SBX_CELL_DELETE
  * in the column, SBX_CELL_DELETE_FAMILY_VERSION in the row) are kept but
- * not counted, so the older puts that fill such holes are kept too. */
+ * not counted, so the older puts that fill such holes are kept too.
+ * Past two left-out puts the cursor seeks past the column (as reads do,
+ * skip_in_column), so a get that refills a row's entry does not step
+ * through a pile of thousands of versions: the older cells it skips are
+ * puts no plain read sees and markers that mask only such puts. Never in
+ * the empty qualifier's column, whose family markers mask other columns. */
 #define TRIM_MARKS 8 /* one-version markers tracked; more: keep all */
 static int buffer_row_forward(reader *r, famcur *c, size_t max, int keep,
 			      bool *whole, bool *trimmed)
@@ -209,7 +214,8 @@ static int buffer_row_forward(reader *r, famcur *c, size_t max, int keep,
 	*whole = true;
 	*trimmed = false;
 	size_t plen = r->prefix.len;
-	int puts = 0; /* of the current column, unmasked, kept */
+	int puts = 0;    /* of the current column, unmasked, kept */
+	int left_out = 0; /* of the current column */
 	int64_t col_ts[TRIM_MARKS], fam_ts[TRIM_MARKS];
 	size_t ncol = 0, nfam = 0;
 	while (rocksdb_iter_valid(c->it)) {
@@ -223,7 +229,7 @@ static int buffer_row_forward(reader *r, famcur *c, size_t max, int keep,
 			cellkey_tail((const uint8_t *)k + kl - CELLKEY_TAIL_LEN,
 				     &ts, &t);
 			if (!same_column(b, plen, k, kl))
-				puts = 0, ncol = 0;
+				puts = 0, ncol = 0, left_out = 0;
 			bool masked = false;
 			for (size_t i = 0; i < ncol; i++)
 				masked = masked || col_ts[i] == ts;
@@ -242,7 +248,19 @@ static int buffer_row_forward(reader *r, famcur *c, size_t max, int keep,
 			} else if (t == SBX_CELL_PUT && !masked &&
 				   puts++ >= keep) {
 				*trimmed = true;
-				rocksdb_iter_next(c->it);
+				size_t seg = kl - CELLKEY_TAIL_LEN;
+				if (++left_out > 2 &&
+				    seg > plen + CELLKEY_TERM_LEN) {
+					/* E(row) E(q) with E(q)'s 01 -> 02 */
+					if (sbx_buf_set(&r->seek, k, seg))
+						return SBX_ENOMEM_SET();
+					r->seek.data[seg - 1] = CELLKEY_TERM_PAST;
+					rocksdb_iter_seek(c->it,
+							  (const char *)r->seek.data,
+							  r->seek.len);
+				} else {
+					rocksdb_iter_next(c->it);
+				}
 				continue;
 			}
 		}

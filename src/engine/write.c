@@ -954,14 +954,16 @@ int engine_check_and_mutate_rows(void *db, const sbx_backend_row_change *rows,
 	rocksdb_writebatch_t *wb = NULL;
 	sbx_durability dur = SBX_DURABILITY_SKIP_WAL;
 	bool any = false;
+	cache_log log = {0};
 	if (!rc && pass) {
 		wb = wb_take(e);
 		for (size_t i = 0; !rc && i < n; i++) {
 			const sbx_mutation *m = v[i].c->mutation;
 			if (!m)
 				continue;
+			log.cur = i;
 			rc = build_row_batch(e, v[i].h->t, m,
-					     next_ts(e, v[i].stripe), wb, NULL,
+					     next_ts(e, v[i].stripe), wb, &log,
 					     NULL);
 			any = true;
 			if (durability_rank(m->durability) >
@@ -969,17 +971,21 @@ int engine_check_and_mutate_rows(void *db, const sbx_backend_row_change *rows,
 				dur = m->durability;
 		}
 		if (!rc && any) {
+			/* the rows' cached entries take the cells written, as
+			 * for any write (a row read again stays cached) */
 			cache_write_begin(e, stripes, ns);
 			rc = commit(e, wb, dur);
 			for (size_t i = 0; i < n; i++)
 				if (v[i].c->mutation)
-					cache_forget_row(e, v[i].h->t,
-							 v[i].c->row,
-							 v[i].c->row_len);
+					cache_write_row(e, v[i].h->t,
+							v[i].c->row,
+							v[i].c->row_len,
+							rc ? NULL : &log, i);
 			cache_write_end(e, stripes, ns);
 		}
 		wb_give(e, wb);
 	}
+	log_free(&log);
 	for (size_t i = ns; i-- > 0;)
 		pthread_mutex_unlock(&e->stripe_lock[stripes[i]]);
 	*succeeded = !rc && pass;
