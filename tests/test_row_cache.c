@@ -329,15 +329,15 @@ static void fill_versions(sbx_table *tab)
 	CHECK_INT(put1(tab, "r", "cf", "c", 25, "c25"), SBX_OK);
 }
 
-/* A store with the cache off and its table "t" (family cf, 5 versions):
+/* A store with the cache off and its table "t" (family cf of `versions`):
  * the reference cached reads are compared with. */
-static sbx_db *open_plain(const char *name, sbx_table **pt)
+static sbx_db *open_plain(const char *name, int versions, sbx_table **pt)
 {
 	*pt = NULL;
 	sbx_db *plain = open_with_cache(name, 0);
 	if (!plain)
 		return NULL;
-	CHECK_INT(make_table(plain, "t", "cf", 5), SBX_OK);
+	CHECK_INT(make_table(plain, "t", "cf", versions), SBX_OK);
 	CHECK_INT(sbx_table_open(pt, plain, "t"), SBX_OK);
 	return plain;
 }
@@ -364,7 +364,7 @@ static void test_versions_ranges_filters_match_uncached(void)
 	setup("semantics", 5);
 	REQUIRE(t);
 	sbx_table *pt;
-	sbx_db *plain = open_plain("semantics_plain", &pt);
+	sbx_db *plain = open_plain("semantics_plain", 5, &pt);
 	REQUIRE(plain && pt);
 	fill_versions(t);
 	fill_versions(pt);
@@ -394,7 +394,7 @@ static void test_writes_merged_match_uncached(void)
 	setup("merged", 5);
 	REQUIRE(t);
 	sbx_table *pt;
-	sbx_db *plain = open_plain("merged_plain", &pt);
+	sbx_db *plain = open_plain("merged_plain", 5, &pt);
 	REQUIRE(plain && pt);
 	reset_delta();
 	CHECK_STR(get1("r"), "");
@@ -535,12 +535,9 @@ static void test_trimmed_pile_matches_uncached(void)
 {
 	setup_sized("trim", 3, (size_t)64 << 20);
 	REQUIRE(t);
-	sbx_db *plain = open_with_cache("trim_plain", 0);
-	REQUIRE(plain);
-	sbx_table *pt = NULL;
-	CHECK_INT(make_table(plain, "t", "cf", 3), SBX_OK);
-	CHECK_INT(sbx_table_open(&pt, plain, "t"), SBX_OK);
-	REQUIRE(pt);
+	sbx_table *pt;
+	sbx_db *plain = open_plain("trim_plain", 3, &pt);
+	REQUIRE(plain && pt);
 	static char v[501];
 	sbx_table *both[2] = {t, pt};
 	for (int k = 0; k < 2; k++) {
@@ -671,12 +668,9 @@ static void test_pile_seek_keeps_family_markers(void)
 {
 	setup_sized("pileseek", 1, (size_t)64 << 20);
 	REQUIRE(t);
-	sbx_db *plain = open_with_cache("pileseek_plain", 0);
-	REQUIRE(plain);
-	sbx_table *pt = NULL;
-	CHECK_INT(make_table(plain, "t", "cf", 1), SBX_OK);
-	CHECK_INT(sbx_table_open(&pt, plain, "t"), SBX_OK);
-	REQUIRE(pt);
+	sbx_table *pt;
+	sbx_db *plain = open_plain("pileseek_plain", 1, &pt);
+	REQUIRE(plain && pt);
 	static char v[301];
 	sbx_table *both[2] = {t, pt};
 	for (int k = 0; k < 2; k++) {
