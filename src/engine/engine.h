@@ -231,6 +231,12 @@ typedef int (*table_fn)(engine *e, table *t, const void *arg);
  * REQUIRES: the caller holds neither. */
 int engine_with_table_admin(engine *e, const char *name, table_fn fn,
 			    const void *arg);
+/* fn under the admin lock and the table's read lock: maintenance that
+ * changes no read's answer (flush, major compaction), so the table's
+ * reads and writes go on while it runs, and no schema change does.
+ * REQUIRES: the caller holds neither. */
+int engine_with_table_maintenance(engine *e, const char *name, table_fn fn,
+				  const void *arg);
 /* fn under the table's read lock. */
 int engine_with_table_read(engine *e, const char *name, table_fn fn,
 			   const void *arg);

@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The do_* steps run through engine_with_table_admin. REQUIRES: admin_lock
- * and t->lock (write) held. */
+/* The do_* steps run through engine_with_table_admin (REQUIRES: admin_lock
+ * and t->lock, write, held) or, flush and major compaction, through
+ * engine_with_table_maintenance (t->lock read: the table's reads and
+ * writes go on while RocksDB flushes or compacts). */
 #define ASSERT_ADMIN(e, t)                                                    \
 	do {                                                                  \
 		ASSERT_LOCKED(&(e)->admin_lock);                              \
@@ -459,7 +461,7 @@ static int do_flush(engine *e, table *t, const void *arg)
 
 int engine_flush(void *p, const char *name)
 {
-	return engine_with_table_admin(p, name, do_flush, NULL);
+	return engine_with_table_maintenance(p, name, do_flush, NULL);
 }
 
 static int do_major_compact(engine *e, table *t, const void *arg)
@@ -479,5 +481,5 @@ static int do_major_compact(engine *e, table *t, const void *arg)
 
 int engine_major_compact(void *p, const char *name)
 {
-	return engine_with_table_admin(p, name, do_major_compact, NULL);
+	return engine_with_table_maintenance(p, name, do_major_compact, NULL);
 }

@@ -228,8 +228,9 @@ int engine_table_get(table **out, engine *e, const char *name)
 
 /* ---- a step on one table, under its locks ---- */
 
-int engine_with_table_admin(engine *e, const char *name, table_fn fn,
-			    const void *arg)
+/* fn under the admin lock and t's lock, write (exclusive) or read. */
+static int with_table_admin(engine *e, const char *name, table_fn fn,
+			    const void *arg, bool exclusive)
 {
 	if (e->opts.read_only)
 		return sbx_error_set(SBX_EREADONLY, "database is read-only");
@@ -238,17 +239,35 @@ int engine_with_table_admin(engine *e, const char *name, table_fn fn,
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&e->admin_lock);
-	pthread_rwlock_wrlock(&t->lock);
+	if (exclusive)
+		pthread_rwlock_wrlock(&t->lock);
+	else
+		pthread_rwlock_rdlock(&t->lock);
 	rc = t->dropped ? sbx_error_set(SBX_ENOTFOUND,
 					"table '%s' does not exist", name)
 			: fn(e, t, arg);
 	/* A schema change, truncate, flush or compaction: the row cache
-	 * forgets the table (no read runs under the write lock). */
+	 * forgets the table. Under the write lock no read runs; under the
+	 * read lock (flush, compaction: what a read returns is the same
+	 * before and after) a read that filled an entry meanwhile filled
+	 * it under the old epoch, which no later read looks up. */
 	table_cache_forget(t);
 	pthread_rwlock_unlock(&t->lock);
 	pthread_mutex_unlock(&e->admin_lock);
 	table_unref(t);
 	return rc;
+}
+
+int engine_with_table_admin(engine *e, const char *name, table_fn fn,
+			    const void *arg)
+{
+	return with_table_admin(e, name, fn, arg, true);
+}
+
+int engine_with_table_maintenance(engine *e, const char *name, table_fn fn,
+				  const void *arg)
+{
+	return with_table_admin(e, name, fn, arg, false);
 }
 
 int engine_with_table_read(engine *e, const char *name, table_fn fn,
