@@ -19,8 +19,14 @@
 #include <string.h>
 #include <sys/resource.h>
 
+/* The defaults shown are the library's and the server's own (their
+ * options' init functions), so the help cannot drift from them. */
 static void serve_usage(FILE *out)
 {
+	sbx_db_options d;
+	sbx_db_options_init(&d);
+	sbx_server_opts so;
+	sbx_server_opts_init(&so);
 	fprintf(out,
 		"usage: saltbox serve [--data DIR | --connect URL] [--port 8080]\n"
 		"                     [--bind 127.0.0.1]\n"
@@ -48,37 +54,45 @@ static void serve_usage(FILE *out)
 		"                      (401 otherwise); also $SALTBOX_TOKEN\n"
 		"  --token-file PATH   the token is the first line of PATH\n"
 		"  --public-read       with a token: reads and scanners need none\n"
-		"  --max-body BYTES    largest request body (default 67108864; 413 above)\n"
+		"  --max-body BYTES    largest request body (default %zu; 413 above)\n"
 		"  --max-inflight-body BYTES\n"
 		"                      request bodies held at once, all requests\n"
-		"                      together (default 268435456; 503 with\n"
+		"                      together (default %zu; 503 with\n"
 		"                      Retry-After beyond it; 0 = no limit)\n"
 		"  --min-free BYTES    refuse writes (503) while the store's disk has\n"
-		"                      less free (default 268435456; 0 = no check)\n"
+		"                      less free (default %llu; 0 = no check)\n"
 		"  --threads N         worker threads (default 2 x CPUs)\n"
-		"  --page-cells N      most cells in one scanner page (default 10000)\n"
-		"  --scanner-idle S    idle scanners expire after S seconds (default 60)\n"
-		"  --max-scanners N    open scanners in all (default 10000; 503 above)\n"
+		"  --page-cells N      most cells in one scanner page (default %zu)\n"
+		"  --scanner-idle S    idle scanners expire after S seconds (default %lld)\n"
+		"  --max-scanners N    open scanners in all (default %zu; 503 above)\n"
 		"  --max-client-scanners N\n"
-		"                      open scanners per client address (default 100)\n"
-		"  --max-connections N open connections in all (default 1000)\n"
+		"                      open scanners per client address (default %zu)\n"
+		"  --max-connections N open connections in all (default %u)\n"
 		"  --max-ip-connections N\n"
-		"                      open connections from one address (default 64)\n"
+		"                      open connections from one address (default %u)\n"
 		"  --header-timeout S  close a connection idle S seconds before its\n"
-		"                      request's headers are complete (default 10)\n"
+		"                      request's headers are complete (default %u)\n"
 		"  --idle-timeout S    close a connection idle S seconds otherwise\n"
-		"                      (default 120)\n"
+		"                      (default %u)\n"
 		"  --trace FILE        append every operation's row key to FILE as a\n"
 		"                      keyviz trace (saltbox keyviz simulate -t FILE)\n"
 		"  --metrics-bucket-ms MS  width of a load-metrics bucket, the heatmap's\n"
-		"                      column (default 1000; 600 buckets are kept)\n"
+		"                      column (default %lld; %d buckets are kept)\n"
 		"  --block-cache BYTES store blocks cached in memory (default\n"
-		"                      201326592, 192 MiB)\n"
+		"                      %zu, %zu MiB)\n"
 		"  --row-cache BYTES   recently read rows cached in memory (default\n"
-		"                      134217728, 128 MiB; 0 = off)\n"
+		"                      %zu, %zu MiB; 0 = off)\n"
 		"  --mmap-reads        read store files through mmap (faster gets of\n"
 		"                      a store larger than the caches; an I/O error\n"
-		"                      on them stops the server: docs/api.md)\n");
+		"                      on them stops the server: docs/api.md)\n",
+		so.max_body_bytes, so.max_inflight_body_bytes,
+		(unsigned long long)d.min_free_bytes, so.max_page_cells,
+		(long long)(so.scanner_idle_ms / 1000), so.max_scanners,
+		so.max_client_scanners, so.max_connections,
+		so.max_ip_connections, so.header_timeout_s, so.idle_timeout_s,
+		(long long)d.metrics_bucket_ms, d.metrics_buckets,
+		d.block_cache_bytes, d.block_cache_bytes >> 20,
+		d.row_cache_bytes, d.row_cache_bytes >> 20);
 }
 
 /* The token is the first line of path, without its line end. */
