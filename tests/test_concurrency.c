@@ -231,7 +231,7 @@ static void mc_value(char *v, long i, int round)
 
 static int mc_put(sbx_table *t, long i, int round)
 {
-	char row[16], v[MC_VALUE + 1];
+	char row[32], v[MC_VALUE + 1];
 	mc_row(row, sizeof row, i);
 	mc_value(v, i, round);
 	return put1(t, row, "f1", "q", SBX_LATEST_TIMESTAMP, v);
@@ -239,7 +239,7 @@ static int mc_put(sbx_table *t, long i, int round)
 
 static bool mc_get_is(sbx_table *t, long i, int round)
 {
-	char row[16], v[MC_VALUE + 1];
+	char row[32], v[MC_VALUE + 1];
 	mc_row(row, sizeof row, i);
 	mc_value(v, i, round);
 	sbx_result *r;

@@ -466,6 +466,7 @@ int engine_bulk_load(void *p, const char *table_name, const char *dir)
 			/* after the cells are in: gets that read before
 			 * cached under the old epoch (rowcache.h) */
 			table_cache_forget(t);
+			table_drop_kept_iterator(t);
 			if (err)
 				rc = engine_rocks_error(err, "loading files");
 		}

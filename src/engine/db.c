@@ -70,8 +70,12 @@ static family *find_family_by_cf(engine *e, const char *cf)
 
 static void engine_free(engine *e)
 {
-	for (size_t i = 0; i < e->ntables; i++)
+	/* RocksDB must have no iterator left when it closes, and a table
+	 * still referenced by an open handle outlives this loop */
+	for (size_t i = 0; i < e->ntables; i++) {
+		table_drop_kept_iterator(e->tables[i]);
 		table_unref(e->tables[i]);
+	}
 	free(e->tables);
 	for (size_t i = 0; i < e->nnamespaces; i++)
 		free(e->namespaces[i]);

@@ -117,6 +117,9 @@ typedef struct table {
 	_Atomic size_t row_bytes_hint, row_cells_hint;
 	/* A closed reader's memory, parked for the next read (read.c). */
 	_Atomic(parked_reader *) spare_reader;
+	/* The parked reader keeps a get's RocksDB iterator (reader.c): a
+	 * write drops it, so it pins no memtable or store file for long. */
+	atomic_bool spare_has_iterator;
 	/* Part of every row cache key of the table: moved by bulk loads and
 	 * schema changes, so none of the entries before is found again. */
 	_Atomic uint64_t cache_epoch;
@@ -124,6 +127,11 @@ typedef struct table {
 
 /* Move t's row cache epoch (rowcache.h): every entry of t is forgotten. */
 void table_cache_forget(table *t);
+/* Destroy the RocksDB iterator t's parked reader keeps, if any (reader.c):
+ * before t's families' column families go, before the database closes,
+ * and after anything that changes t's store files or what its gets would
+ * read. Thread-safe; cheap when there is none. */
+void table_drop_kept_iterator(table *t);
 
 typedef struct rowcache rowcache; /* rowcache.h */
 

@@ -589,6 +589,12 @@ static int next_row_key(reader *r, sbx_buf *row)
 			found = true;
 		}
 	}
+	/* A get's iterator bounds hold it to the row; this holds it there
+	 * whatever RocksDB does with the bounds of a reused iterator. */
+	if (found && r->get_row &&
+	    (row->len != r->get_row_len ||
+	     memcmp(row->data, r->get_row, row->len)))
+		found = false;
 	if (found)
 		r->row_seen = true;
 	return found ? SBX_OK : SBX_ITEROVER;
@@ -997,6 +1003,8 @@ int engine_read_row(sbx_result **out, engine *e, table *t, const uint8_t *row,
 		}
 		count_cache(r, row, row_len, false);
 	}
+	r->get_row = row;
+	r->get_row_len = row_len;
 	rc = reader_iterators(r);
 	if (!rc)
 		rc = reader_next(r, out);

@@ -144,6 +144,8 @@ static void reader_free(reader *r)
 	for (size_t i = 0; i < r->fc_cap; i++)
 		sbx_buf_free(&r->fc[i].row);
 	free(r->fc);
+	if (r->kept_it) /* before r->ro: it points at its bounds */
+		rocksdb_iter_destroy(r->kept_it);
 	if (r->ro)
 		rocksdb_readoptions_destroy(r->ro);
 #define FREE_BUF(f) sbx_buf_free(&r->f);
@@ -168,6 +170,11 @@ static void reader_reset(reader *r)
 	famcur *fc = r->fc;
 	size_t fc_cap = r->fc_cap;
 	rocksdb_readoptions_t *ro = r->ro;
+	rocksdb_iterator_t *kept_it = r->kept_it;
+	rocksdb_column_family_handle_t *it_cf = r->it_cf;
+	uint64_t it_seq = r->it_seq, it_epoch = r->it_epoch;
+	int64_t it_ms = r->it_ms;
+	bool it_fill = r->it_fill;
 	ts_set fam_ver = r->m.family_versions, col_ver = r->m.column_versions;
 	rowbuf_ent *ents = r->rb.ents;
 	size_t ents_cap = r->rb.cap;
@@ -181,6 +188,12 @@ static void reader_reset(reader *r)
 	r->fc = fc;
 	r->fc_cap = fc_cap;
 	r->ro = ro;
+	r->kept_it = kept_it;
+	r->it_cf = it_cf;
+	r->it_seq = it_seq;
+	r->it_epoch = it_epoch;
+	r->it_ms = it_ms;
+	r->it_fill = it_fill;
 	for (size_t i = 0; i < r->fc_cap; i++) {
 		sbx_buf row = r->fc[i].row;
 		memset(&r->fc[i], 0, sizeof r->fc[i]);
@@ -206,6 +219,9 @@ static reader *reader_alloc(table *t, size_t nfc)
 		if (!(r = sbx_calloc(1, sizeof *r)))
 			return NULL;
 		r->park.release = reader_release;
+	} else if (r->kept_it) {
+		atomic_store_explicit(&t->spare_has_iterator, false,
+				      memory_order_relaxed);
 	}
 	if (r->fc_cap < nfc) {
 		famcur *fc = sbx_realloc(r->fc, nfc * sizeof *fc);
@@ -220,6 +236,56 @@ static reader *reader_alloc(table *t, size_t nfc)
 	return r;
 }
 
+/*
+ * A point get's iterator is kept with the parked reader and reused by the
+ * table's next get (a new RocksDB iterator and its teardown were 6 % of a
+ * get that misses the row cache). An iterator reads the store as it was
+ * when it was made, so it is reused only while nothing has changed since:
+ * the store's latest sequence number (every write, any table) and the
+ * table's cache epoch (bulk loads, admin calls) are as they were when it
+ * was made, the family and BLOCKCACHE setting the same. Its bounds are
+ * the read options' slices, which RocksDB reads through pointers: a
+ * reused iterator is seeked after they are set for the new row (RocksDB
+ * rechecks bounds at each seek). Only a get with both bounds keeps one
+ * (setting a bound NULL would leave it an empty slice), and none older
+ * than KEPT_ITERATOR_MS is reused. While parked it pins the memtables
+ * and store files of its moment: the table's next get (if it is too old
+ * by then), write, admin call, bulk load, flush or compaction, and the
+ * database's close drop it (table_drop_kept_iterator); a background
+ * compaction that ends while the table sees none of these keeps its
+ * input files on disk until one comes.
+ */
+static bool keeps_iterator(const reader *r)
+{
+	return r->tab && r->point_get && r->nfc == 1 && r->fc[0].it &&
+	       r->has_lower && r->has_upper && r->it_cf == r->fc[0].fam->cf &&
+	       !r->kept_it;
+}
+
+/* Whether the iterator r->it_* describe still sees the store as it is,
+ * and is young enough: flushes and compactions replace store files
+ * without a new sequence number (RocksDB's C API does not tell when, but
+ * for a property read under the database's mutex), and an iterator would
+ * keep reading the files replaced. */
+#define KEPT_ITERATOR_MS 100
+
+static bool kept_current(const reader *r)
+{
+	return r->now_ms >= r->it_ms &&
+	       r->now_ms - r->it_ms < KEPT_ITERATOR_MS &&
+	       r->it_epoch == atomic_load_explicit(&r->tab->cache_epoch,
+						   memory_order_acquire) &&
+	       r->it_seq == rocksdb_get_latest_sequence_number(r->eng->db);
+}
+
+static void drop_kept(reader *r)
+{
+	if (r->kept_it) {
+		rocksdb_iter_destroy(r->kept_it);
+		r->kept_it = NULL;
+	}
+}
+
 void reader_close(reader *r)
 {
 	if (!r)
@@ -227,6 +293,10 @@ void reader_close(reader *r)
 	table *t = r->tab;
 	if (t)
 		store_size_hint(r);
+	if (keeps_iterator(r)) { /* fc[0]'s iterator waits for the next get */
+		r->kept_it = r->fc[0].it;
+		r->fc[0].it = NULL;
+	}
 	for (size_t i = 0; i < r->nfc; i++) {
 		famcur *c = &r->fc[i];
 		if (c->it)
@@ -241,14 +311,39 @@ void reader_close(reader *r)
 	 * allocates none of its scratch buffers. */
 	parked_reader *none = NULL;
 	if (t && reader_scratch_bytes(r) <= PARK_MAX_BYTES) {
+		if (r->kept_it && !kept_current(r))
+			drop_kept(r);
+		bool kept = r->kept_it != NULL;
 		reader_reset(r);
 		if (atomic_compare_exchange_strong_explicit(
 			    &t->spare_reader, &none, &r->park, memory_order_release,
-			    memory_order_relaxed))
+			    memory_order_relaxed)) {
 			r = NULL;
+			if (kept)
+				atomic_store_explicit(&t->spare_has_iterator,
+						      true, memory_order_relaxed);
+		}
 	}
 	reader_free(r);
 	table_unref(t);
+}
+
+void table_drop_kept_iterator(table *t)
+{
+	parked_reader *p = atomic_exchange_explicit(&t->spare_reader, NULL,
+						    memory_order_acquire);
+	if (!p)
+		return;
+	reader *r = (reader *)p;
+	if (r->kept_it)
+		atomic_store_explicit(&t->spare_has_iterator, false,
+				      memory_order_relaxed);
+	drop_kept(r);
+	parked_reader *none = NULL;
+	if (!atomic_compare_exchange_strong_explicit(
+		    &t->spare_reader, &none, p, memory_order_release,
+		    memory_order_relaxed))
+		reader_free(r);
 }
 
 int reader_setup(reader **out, engine *e, table *t, const sbx_scan_opts *o,
@@ -326,7 +421,27 @@ int reader_iterators(reader *r)
 	for (size_t i = 0; i < r->nfc; i++)
 		fill = fill || r->fc[i].fam->desc.block_cache;
 	rocksdb_readoptions_set_fill_cache(r->ro, fill);
-	if (r->nfc == 1) {
+	if (r->nfc == 1 && r->point_get && r->has_lower && r->has_upper) {
+		/* the kept iterator, or a new one to keep (above) */
+		rocksdb_column_family_handle_t *cf = r->fc[0].fam->cf;
+		if (r->kept_it && r->it_cf == cf && r->it_fill == fill &&
+		    kept_current(r)) {
+			r->fc[0].it = r->kept_it;
+			r->kept_it = NULL;
+			return SBX_OK;
+		}
+		drop_kept(r);
+		/* read before the iterator takes its view: a write between
+		 * makes the recorded sequence older than the view, so the
+		 * iterator is not reused (never the other way) */
+		r->it_seq = rocksdb_get_latest_sequence_number(e->db);
+		r->it_epoch = atomic_load_explicit(&r->tab->cache_epoch,
+						   memory_order_acquire);
+		r->it_cf = cf;
+		r->it_ms = r->now_ms;
+		r->it_fill = fill;
+		r->fc[0].it = rocksdb_create_iterator_cf(e->db, r->ro, cf);
+	} else if (r->nfc == 1) {
 		r->fc[0].it = rocksdb_create_iterator_cf(e->db, r->ro,
 							 r->fc[0].fam->cf);
 	} else if (r->nfc > 1) {

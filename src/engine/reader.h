@@ -85,6 +85,17 @@ struct reader {
 	bool row_seen; /* next_row_key found the row */
 	uint64_t fill_seq, row_hash;
 	uint64_t cache_epoch; /* the table's, read before the lookups */
+	const uint8_t *get_row; /* a point get: its row (reader_iterators) */
+	size_t get_row_len;
+	/* A point get's iterator, kept with the parked reader for the next
+	 * get of the table (reader.c: reused only while the store has not
+	 * advanced). it_* describe fc[0].it while a get runs, kept_it's
+	 * afterwards. */
+	rocksdb_iterator_t *kept_it;
+	rocksdb_column_family_handle_t *it_cf;
+	uint64_t it_seq, it_epoch;
+	int64_t it_ms; /* when it was made (now_ms) */
+	bool it_fill;
 };
 
 /* Where entry x's value is. */

@@ -243,6 +243,10 @@ static int with_table_admin(engine *e, const char *name, table_fn fn,
 		pthread_rwlock_wrlock(&t->lock);
 	else
 		pthread_rwlock_rdlock(&t->lock);
+	/* exclusive: no read runs, so none keeps an iterator over a column
+	 * family fn may drop */
+	if (exclusive)
+		table_drop_kept_iterator(t);
 	rc = t->dropped ? sbx_error_set(SBX_ENOTFOUND,
 					"table '%s' does not exist", name)
 			: fn(e, t, arg);
@@ -252,6 +256,7 @@ static int with_table_admin(engine *e, const char *name, table_fn fn,
 	 * before and after) a read that filled an entry meanwhile filled
 	 * it under the old epoch, which no later read looks up. */
 	table_cache_forget(t);
+	table_drop_kept_iterator(t); /* it would pin the files replaced */
 	pthread_rwlock_unlock(&t->lock);
 	pthread_mutex_unlock(&e->admin_lock);
 	table_unref(t);

@@ -198,6 +198,14 @@ static void cache_write_end(engine *e, const unsigned *stripes, size_t n)
 		rowcache_write_end(e->rowcache, stripes[i]);
 }
 
+/* After a write to t: the iterator t's parked reader keeps (reader.c)
+ * could no longer be reused, and would pin the memtable a flush replaces. */
+static void drop_kept_iterator(table *t)
+{
+	if (atomic_load_explicit(&t->spare_has_iterator, memory_order_relaxed))
+		table_drop_kept_iterator(t);
+}
+
 /* How far the persisted timestamp ceiling is raised past the timestamp
  * that needed it: one small WAL write per second of timestamps. */
 #define TS_CEILING_STEP_MS 1000
@@ -637,6 +645,7 @@ static int apply_locked(engine *e, table *t, const sbx_mutation *m,
 		cache_write_row(e, t, mut_row(m), m->row_len, rc ? NULL : &log,
 				0);
 		cache_write_end(e, &stripe, 1);
+		drop_kept_iterator(t);
 	}
 	log_free(&log);
 	wb_give(e, wb);
@@ -751,6 +760,7 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 						ms[i]->row_len,
 						crc ? NULL : &log, i);
 		cache_write_end(e, locked, nlocked);
+		drop_kept_iterator(h->t);
 	}
 	log_free(&log);
 	wb_give(e, wb);
@@ -982,6 +992,8 @@ int engine_check_and_mutate_rows(void *db, const sbx_backend_row_change *rows,
 							v[i].c->row_len,
 							rc ? NULL : &log, i);
 			cache_write_end(e, stripes, ns);
+			for (size_t i = 0; i < n; i++)
+				drop_kept_iterator(v[i].h->t);
 		}
 		wb_give(e, wb);
 	}
