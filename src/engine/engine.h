@@ -93,6 +93,8 @@ typedef struct region {
  * It knows how to free itself, so tables.c stays below the read path. */
 typedef struct parked_reader {
 	void (*release)(struct parked_reader *p);
+	/* destroy the RocksDB iterator it keeps, if any (reader.c) */
+	void (*drop_iterator)(struct parked_reader *p);
 } parked_reader;
 
 typedef struct table {
@@ -127,7 +129,7 @@ typedef struct table {
 
 /* Move t's row cache epoch (rowcache.h): every entry of t is forgotten. */
 void table_cache_forget(table *t);
-/* Destroy the RocksDB iterator t's parked reader keeps, if any (reader.c):
+/* Destroy the RocksDB iterator t's parked reader keeps, if any:
  * before t's families' column families go, before the database closes,
  * and after anything that changes t's store files or what its gets would
  * read. Thread-safe; cheap when there is none. */

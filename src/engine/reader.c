@@ -161,6 +161,13 @@ static void reader_release(parked_reader *p)
 	reader_free((reader *)p);
 }
 
+static void drop_kept(reader *r);
+
+static void reader_drop_iterator(parked_reader *p)
+{
+	drop_kept((reader *)p);
+}
+
 /* Zero every field but the scratch memory, which is kept, emptied. */
 static void reader_reset(reader *r)
 {
@@ -219,6 +226,7 @@ static reader *reader_alloc(table *t, size_t nfc)
 		if (!(r = sbx_calloc(1, sizeof *r)))
 			return NULL;
 		r->park.release = reader_release;
+		r->park.drop_iterator = reader_drop_iterator;
 	} else if (r->kept_it) {
 		atomic_store_explicit(&t->spare_has_iterator, false,
 				      memory_order_relaxed);
@@ -328,23 +336,7 @@ void reader_close(reader *r)
 	table_unref(t);
 }
 
-void table_drop_kept_iterator(table *t)
-{
-	parked_reader *p = atomic_exchange_explicit(&t->spare_reader, NULL,
-						    memory_order_acquire);
-	if (!p)
-		return;
-	reader *r = (reader *)p;
-	if (r->kept_it)
-		atomic_store_explicit(&t->spare_has_iterator, false,
-				      memory_order_relaxed);
-	drop_kept(r);
-	parked_reader *none = NULL;
-	if (!atomic_compare_exchange_strong_explicit(
-		    &t->spare_reader, &none, p, memory_order_release,
-		    memory_order_relaxed))
-		reader_free(r);
-}
+
 
 int reader_setup(reader **out, engine *e, table *t, const sbx_scan_opts *o,
 		 bool point_get)

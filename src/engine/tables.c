@@ -226,6 +226,22 @@ int engine_table_get(table **out, engine *e, const char *name)
 	return SBX_OK;
 }
 
+void table_drop_kept_iterator(table *t)
+{
+	parked_reader *p = atomic_exchange_explicit(&t->spare_reader, NULL,
+						    memory_order_acquire);
+	if (!p)
+		return;
+	atomic_store_explicit(&t->spare_has_iterator, false,
+			      memory_order_relaxed);
+	p->drop_iterator(p);
+	parked_reader *none = NULL;
+	if (!atomic_compare_exchange_strong_explicit(
+		    &t->spare_reader, &none, p, memory_order_release,
+		    memory_order_relaxed))
+		p->release(p);
+}
+
 /* ---- a step on one table, under its locks ---- */
 
 /* fn under the admin lock and t's lock, write (exclusive) or read. */
