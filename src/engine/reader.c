@@ -336,8 +336,6 @@ void reader_close(reader *r)
 	table_unref(t);
 }
 
-
-
 int reader_setup(reader **out, engine *e, table *t, const sbx_scan_opts *o,
 		 bool point_get)
 {

@@ -85,7 +85,8 @@ struct reader {
 	bool row_seen; /* next_row_key found the row */
 	uint64_t fill_seq, row_hash;
 	uint64_t cache_epoch; /* the table's, read before the lookups */
-	const uint8_t *get_row; /* a point get: its row (reader_iterators) */
+	const uint8_t *get_row; /* a point get: its row, the only one it
+				 * reads (next_row_key) */
 	size_t get_row_len;
 	/* A point get's iterator, kept with the parked reader for the next
 	 * get of the table (reader.c: reused only while the store has not
