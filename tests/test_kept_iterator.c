@@ -10,12 +10,25 @@
  * than 100 ms; and a database closed with one kept closes cleanly. The row cache is off, so every get goes
  * through RocksDB. Whether one is kept is read from the engine's table.
  */
+#include "common/clock.h"
 #include "engine/engine.h"
 #include "engine/reader.h"
 #include "engine_util.h"
 #include "model/backend.h"
 
-#include <time.h>
+/* The test clock: gets see no time pass unless the test moves it. */
+static int64_t fake_now;
+
+static int64_t fake_clock(void)
+{
+	return fake_now;
+}
+
+static void freeze_clock(void)
+{
+	fake_now = sbx_clock_now_ms();
+	sbx_clock_set(fake_clock);
+}
 
 static char dbdir[4096];
 
@@ -96,6 +109,7 @@ static void teardown(void)
 static void test_gets_through_one_iterator(void)
 {
 	setup("kept_gets");
+	freeze_clock(); /* no 100 ms limit reached, however slow the host */
 	CHECK_STR(row_str(tb, "r1"), "r1=v-r1");
 	rocksdb_iterator_t *it = kept(db, "t", NULL);
 	CHECK(it != NULL);
@@ -143,6 +157,8 @@ static void test_gets_through_one_iterator(void)
 	sbx_result_free(r);
 	sbx_filter_free(f);
 	CHECK_STR(row_str(tb, "r1x"), "r1x=v-r1x");
+	CHECK(kept(db, "t", NULL) == it);
+	sbx_clock_set(NULL);
 	teardown();
 }
 
@@ -215,6 +231,7 @@ static void do_bulk(void)
 static void test_changes_drop_it(void)
 {
 	setup("kept_changes");
+	freeze_clock(); /* each get's iterator is kept, however slow the host */
 	after("a put", do_put, "r2", "r2=new");
 	after("a batch", do_batch, "r3", "r3=b3");
 	after("a delete", do_delete, "r10", "r10=");
@@ -240,20 +257,28 @@ static void test_changes_drop_it(void)
 	CHECK_STR(row_str(tb, "r1x"), "r1x=multi");
 	/* last: truncate empties the table */
 	after("a truncate", do_truncate, "r1", "r1=");
+	sbx_clock_set(NULL);
 	teardown();
 }
 
 static void test_old_iterator_not_reused(void)
 {
 	setup("kept_age");
+	freeze_clock();
 	CHECK_STR(row_str(tb, "r1"), "r1=v-r1");
 	int64_t made = 0, made2 = 0;
-	CHECK(kept(db, "t", &made) != NULL);
-	struct timespec ts = {0, 150 * 1000 * 1000};
-	nanosleep(&ts, NULL);
+	rocksdb_iterator_t *it = kept(db, "t", &made);
+	CHECK(it != NULL);
+	CHECK(made == fake_now);
+	fake_now += 99; /* still young: the same one */
 	CHECK_STR(row_str(tb, "r2"), "r2=v-r2");
+	CHECK(kept(db, "t", &made2) == it);
+	CHECK(made2 == made);
+	fake_now += 1; /* 100 ms old: a new one, made now */
+	CHECK_STR(row_str(tb, "r3"), "r3=v-r3");
 	CHECK(kept(db, "t", &made2) != NULL);
-	CHECK(made2 >= made + 100); /* a new one, made after the sleep */
+	CHECK(made2 == made + 100);
+	sbx_clock_set(NULL);
 	teardown();
 }
 
