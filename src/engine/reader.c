@@ -12,6 +12,7 @@
 #include "engine/cellkey.h"
 #include "model/result.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,14 @@ static size_t reader_scratch_bytes(const reader *r)
 	return n;
 }
 
+static void drop_kept(reader *r)
+{
+	if (r->kept_it) {
+		rocksdb_iter_destroy(r->kept_it);
+		r->kept_it = NULL;
+	}
+}
+
 static void reader_free(reader *r)
 {
 	if (!r)
@@ -144,8 +153,7 @@ static void reader_free(reader *r)
 	for (size_t i = 0; i < r->fc_cap; i++)
 		sbx_buf_free(&r->fc[i].row);
 	free(r->fc);
-	if (r->kept_it) /* before r->ro: it points at its bounds */
-		rocksdb_iter_destroy(r->kept_it);
+	drop_kept(r); /* before r->ro: it reads its bounds */
 	if (r->ro)
 		rocksdb_readoptions_destroy(r->ro);
 #define FREE_BUF(f) sbx_buf_free(&r->f);
@@ -160,8 +168,6 @@ static void reader_release(parked_reader *p)
 {
 	reader_free((reader *)p);
 }
-
-static void drop_kept(reader *r);
 
 static void reader_drop_iterator(parked_reader *p)
 {
@@ -263,11 +269,10 @@ static reader *reader_alloc(table *t, size_t nfc)
  * compaction that ends while the table sees none of these keeps its
  * input files on disk until one comes.
  */
-static bool keeps_iterator(const reader *r)
+static bool get_keeps_iterator(const reader *r)
 {
-	return r->tab && r->point_get && r->nfc == 1 && r->fc[0].it &&
-	       r->has_lower && r->has_upper && r->it_cf == r->fc[0].fam->cf &&
-	       !r->kept_it;
+	return r->tab && r->point_get && r->nfc == 1 && r->has_lower &&
+	       r->has_upper;
 }
 
 /* Whether the iterator r->it_* describe still sees the store as it is,
@@ -286,14 +291,6 @@ static bool kept_current(const reader *r)
 	       r->it_seq == rocksdb_get_latest_sequence_number(r->eng->db);
 }
 
-static void drop_kept(reader *r)
-{
-	if (r->kept_it) {
-		rocksdb_iter_destroy(r->kept_it);
-		r->kept_it = NULL;
-	}
-}
-
 void reader_close(reader *r)
 {
 	if (!r)
@@ -301,7 +298,10 @@ void reader_close(reader *r)
 	table *t = r->tab;
 	if (t)
 		store_size_hint(r);
-	if (keeps_iterator(r)) { /* fc[0]'s iterator waits for the next get */
+	/* fc[0]'s iterator (kept or made by reader_iterators) waits for the
+	 * next get; it_* describe it already */
+	if (get_keeps_iterator(r) && r->fc[0].it) {
+		assert(!r->kept_it); /* reused or dropped when it was made */
 		r->kept_it = r->fc[0].it;
 		r->fc[0].it = NULL;
 	}
@@ -411,7 +411,7 @@ int reader_iterators(reader *r)
 	for (size_t i = 0; i < r->nfc; i++)
 		fill = fill || r->fc[i].fam->desc.block_cache;
 	rocksdb_readoptions_set_fill_cache(r->ro, fill);
-	if (r->nfc == 1 && r->point_get && r->has_lower && r->has_upper) {
+	if (get_keeps_iterator(r)) {
 		/* the kept iterator, or a new one to keep (above) */
 		rocksdb_column_family_handle_t *cf = r->fc[0].fam->cf;
 		if (r->kept_it && r->it_cf == cf && r->it_fill == fill &&

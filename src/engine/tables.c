@@ -259,8 +259,9 @@ static int with_table_admin(engine *e, const char *name, table_fn fn,
 		pthread_rwlock_wrlock(&t->lock);
 	else
 		pthread_rwlock_rdlock(&t->lock);
-	/* exclusive: no read runs, so none keeps an iterator over a column
-	 * family fn may drop */
+	/* The parked get iterator goes first when exclusive (no read runs
+	 * meanwhile to park another, and fn may drop its column family),
+	 * else after fn (it would pin the files fn replaced). */
 	if (exclusive)
 		table_drop_kept_iterator(t);
 	rc = t->dropped ? sbx_error_set(SBX_ENOTFOUND,
@@ -272,7 +273,8 @@ static int with_table_admin(engine *e, const char *name, table_fn fn,
 	 * before and after) a read that filled an entry meanwhile filled
 	 * it under the old epoch, which no later read looks up. */
 	table_cache_forget(t);
-	table_drop_kept_iterator(t); /* it would pin the files replaced */
+	if (!exclusive)
+		table_drop_kept_iterator(t);
 	pthread_rwlock_unlock(&t->lock);
 	pthread_mutex_unlock(&e->admin_lock);
 	table_unref(t);
