@@ -1250,7 +1250,10 @@ void cm_comment_list(cm_result *res, cm_app *app, bool by_user, const char *id,
 		 * or the cursor's */
 		int64_t ts = INT64_MAX, len = INT32_MAX;
 		if (cur) {
-			ts = INT64_MAX - (int64_t)cm_get_be64(cur + 11);
+			/* unsigned: a forged cursor's stamp above INT64_MAX
+			 * must not overflow (the trace shows what it gets) */
+			ts = (int64_t)((uint64_t)INT64_MAX -
+				       cm_get_be64(cur + 11));
 			len = INT32_MAX - (int64_t)((uint32_t)cur[19] << 24 |
 						    (uint32_t)cur[20] << 16 |
 						    (uint32_t)cur[21] << 8 |
