@@ -6,8 +6,10 @@
  *    of five equal cells under SYNC_WAL (single mutations and multi-row
  *    batches), overwriting rows it wrote before with newer values;
  *  - the server killed: `saltbox serve` (the binary in $SBX_SALTBOX) on
- *    the store, a child writing the same rows as JSON CellSets over REST,
- *    and the server SIGKILLed under it.
+ *    the store, REST_WRITERS children writing the same kind of rows as
+ *    JSON CellSets over REST at once (so the server's group commit,
+ *    src/server/commit.c, writes many requests in one batch), and the
+ *    server SIGKILLed under them. Each writer has rows of its own.
  *
  * Every write carries a generation number in its value; the writer reports
  * each acknowledged (row, generation) through a pipe. After each kill the
@@ -33,6 +35,7 @@
 
 #define COLS 5
 #define NROWS 4000 /* the row ids writes pick from: overwrites are common */
+#define REST_WRITERS 4 /* concurrent REST writers in a server round */
 
 typedef struct ack {
 	int32_t row;
@@ -173,7 +176,9 @@ static int http_put(int fd, const char *body)
 	return status;
 }
 
-static void child_rest_writer(int port, int fd, int gen, unsigned seed)
+/* Writer w of REST_WRITERS: batches of 4 rows among its own (a row's
+ * generations then come from one writer, in order). */
+static void child_rest_writer(int port, int fd, int gen, unsigned seed, int w)
 {
 	srand(seed);
 	int c = -1;
@@ -185,7 +190,8 @@ static void child_rest_writer(int port, int fd, int gen, unsigned seed)
 		int ids[4];
 		for (int k = 0; k < 4; k++) {
 			char row[32], val[32], r64[48], v64[48], c64[16];
-			ids[k] = (rand() % (NROWS / 4)) * 4 + k;
+			ids[k] = ((rand() % (NROWS / 4 / REST_WRITERS)) *
+				  REST_WRITERS + w) * 4 + k;
 			row_key(row, sizeof row, ids[k]);
 			value_of(val, sizeof val, ids[k], gen);
 			b64(r64, row);
@@ -387,28 +393,35 @@ static void test_kill9(void)
 			srv = start_server(dir, &port);
 			REQUIRE(srv > 0);
 		}
-		unsigned seed = (unsigned)rand();
-		pid_t pid = fork();
-		REQUIRE(pid >= 0);
-		if (pid == 0) {
-			close(p[0]);
-			if (server_round)
-				child_rest_writer(port, p[1], gen, seed);
-			else
-				child_writer(dir, p[1], gen, seed);
+		int nw = server_round ? REST_WRITERS : 1;
+		pid_t pids[REST_WRITERS];
+		for (int w = 0; w < nw; w++) {
+			unsigned seed = (unsigned)rand();
+			pids[w] = fork();
+			REQUIRE(pids[w] >= 0);
+			if (pids[w] == 0) {
+				close(p[0]);
+				if (server_round)
+					child_rest_writer(port, p[1], gen, seed,
+							  w);
+				else
+					child_writer(dir, p[1], gen, seed);
+			}
 		}
 		close(p[1]);
-		/* kill at a random point once the writer is under way (a busy
-		 * machine may take a while to start it) */
+		/* kill at a random point once the writers are under way (a
+		 * busy machine may take a while to start them) */
 		total_acks += drain_acks(p[0], acked, 8);
 		usleep((useconds_t)(rand() % 300000));
-		kill(server_round ? srv : pid, SIGKILL);
+		kill(server_round ? srv : pids[0], SIGKILL);
 		int status;
-		waitpid(server_round ? srv : pid, &status, 0);
+		waitpid(server_round ? srv : pids[0], &status, 0);
 		CHECK(WIFSIGNALED(status));
-		if (server_round) { /* the writer loses its server */
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
+		if (server_round) { /* the writers lose their server */
+			for (int w = 0; w < nw; w++) {
+				kill(pids[w], SIGKILL);
+				waitpid(pids[w], NULL, 0);
+			}
 		}
 		total_acks += drain_acks(p[0], acked, -1);
 		close(p[0]);

@@ -257,11 +257,9 @@ static void put_cellset(rest_request *rq, rest_response *rs, sbx_table *t,
 		}
 	}
 	if (rc == SBX_OK) {
-		rc = sbx_table_batch(NULL, t, ms, n);
-		if (rc)
-			rest_sbx_error(rs, rc);
-		else
-			rest_empty(rs, 200);
+		rest_commit_put(rq, rs, t, ms, n);
+		if (rs->deferred)
+			return; /* ms is the group commit's now */
 	}
 	for (size_t i = 0; i < n; i++)
 		sbx_mutation_free(ms[i]);
@@ -625,7 +623,8 @@ void h_row(rest_request *rq, rest_response *rs)
 		row_delete(rq, rs, t);
 	else
 		row_get(rq, rs, &t);
-	rest_table_release(rq->srv, t, rs->sbx_status == SBX_ENOTFOUND);
+	if (!rs->deferred) /* else the group commit releases it */
+		rest_table_release(rq->srv, t, rs->sbx_status == SBX_ENOTFOUND);
 }
 
 /* ---- multiget ------------------------------------------------------------------ */

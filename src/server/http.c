@@ -11,8 +11,13 @@
  * Connection limits: a total cap, a per-address cap, and a short idle
  * timeout until a request's headers are complete (longer once they are).
  *
+ * A PUT may wait for a group commit (commit.c): its connection is
+ * suspended, and resumed with the answer filled in; the handler then runs
+ * once more and queues that answer.
+ *
  * Shutdown: stop accepting, wait for the requests in flight (their writes
- * are applied before their response is queued), then stop the pool.
+ * are applied before their response is queued) and for the group commit
+ * to go idle, then stop the pool.
  */
 #include "server/rest.h"
 #include "saltbox/hotspot.h"
@@ -80,6 +85,8 @@ typedef struct request_ctx {
 	rest_kv *headers;
 	size_t nheaders, headers_cap;
 	char client[INET6_ADDRSTRLEN];
+	bool deferred;    /* suspended for a group commit (commit.c) */
+	rest_response answer; /* its answer, filled before the resume */
 } request_ctx;
 
 typedef struct stream_ctx {
@@ -222,6 +229,16 @@ static void peer_address(struct MHD_Connection *conn, char *out, size_t cap)
 			  out, (socklen_t)cap);
 }
 
+static void suspend_conn(void *conn)
+{
+	MHD_suspend_connection(conn);
+}
+
+static void resume_conn(void *conn)
+{
+	MHD_resume_connection(conn);
+}
+
 static rest_request request_of(rest_server *srv, request_ctx *ctx,
 			       const char *url, rest_method m)
 {
@@ -329,6 +346,13 @@ static MHD_RESULT on_request(void *cls, struct MHD_Connection *conn,
 		return MHD_NO; /* on_uri could not allocate */
 	if (!ctx->admitted)
 		return admit(srv, conn, ctx, url, m);
+	if (ctx->deferred) { /* resumed: the group commit answered */
+		ctx->deferred = false;
+		MHD_RESULT ret = send_response(conn, &ctx->answer,
+					       m == METHOD_HEAD, false);
+		rest_response_free(&ctx->answer);
+		return ret;
+	}
 	if (ctx->rejected) {
 		*upload_size = 0; /* discard the body of a refused request */
 		return MHD_YES;
@@ -357,8 +381,16 @@ static MHD_RESULT on_request(void *cls, struct MHD_Connection *conn,
 	rest_request rq = request_of(srv, ctx, url, m);
 	rq.body = ctx->body.data ? ctx->body.data : (const uint8_t *)"";
 	rq.body_len = ctx->body.len;
+	rq.defer = (rest_defer){.suspend = suspend_conn, .resume = resume_conn,
+				.conn = conn, .answer = &ctx->answer};
 	rest_response rs = {.status = 200};
 	rest_route_request(&rq, &rs);
+	if (rs.deferred) { /* suspended; on_request runs again on resume */
+		ctx->deferred = true;
+		rest_response_free(&rs);
+		rest_request_free(&rq);
+		return MHD_YES;
+	}
 	MHD_RESULT ret = send_response(conn, &rs, m == METHOD_HEAD, false);
 	rest_response_free(&rs);
 	rest_request_free(&rq);
@@ -402,6 +434,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 	if (!ctx)
 		return;
 	sbx_buf_free(&ctx->body);
+	rest_response_free(&ctx->answer);
 	body_release(srv, ctx);
 	free(ctx->query);
 	free(ctx->headers);
@@ -470,6 +503,10 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 	int rc = rest_scanners_new(&srv->scanners);
 	if (!rc && (rc = rest_tables_new(&srv->tables)))
 		rest_scanners_free(srv->scanners);
+	if (!rc && (rc = rest_commit_new(&srv->commit))) {
+		rest_scanners_free(srv->scanners);
+		rest_tables_free(srv->tables);
+	}
 	if (rc) {
 		free(srv);
 		return rc;
@@ -478,7 +515,8 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 	memset(&ss, 0, sizeof ss);
 	socklen_t sslen = sizeof(struct sockaddr_in);
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
-			 MHD_USE_EPOLL_LINUX_ONLY | MHD_USE_ERROR_LOG;
+			 MHD_USE_EPOLL_LINUX_ONLY | MHD_USE_ERROR_LOG |
+			 MHD_ALLOW_SUSPEND_RESUME; /* group commit */
 	const char *bind = srv->opts.bind ? srv->opts.bind : "127.0.0.1";
 	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
@@ -493,6 +531,7 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 	} else {
 		rest_scanners_free(srv->scanners);
 		rest_tables_free(srv->tables);
+		rest_commit_free(srv->commit);
 		free(srv);
 		return sbx_error_set(SBX_EINVAL, "bad bind address '%s'", bind);
 	}
@@ -501,6 +540,7 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 	if (rc) {
 		rest_scanners_free(srv->scanners);
 		rest_tables_free(srv->tables);
+		rest_commit_free(srv->commit);
 		free(srv);
 		return rc;
 	}
@@ -529,6 +569,7 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 				   "%s port %d", bind, srv->opts.port);
 		rest_scanners_free(srv->scanners);
 		rest_tables_free(srv->tables);
+		rest_commit_free(srv->commit);
 		free(srv);
 		return rc;
 	}
@@ -565,8 +606,12 @@ void sbx_server_stop(sbx_server *s, int64_t drain_ms)
 		struct timespec ts = {0, 5 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
+	/* libmicrohttpd aborts when it stops with a connection suspended:
+	 * let the group commit answer every queued PUT first */
+	rest_commit_close(s->commit);
 	MHD_stop_daemon(s->daemon);
 	rest_scanners_free(s->scanners); /* gives back their table handles */
 	rest_tables_free(s->tables);
+	rest_commit_free(s->commit);
 	free(s);
 }

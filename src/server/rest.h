@@ -193,6 +193,17 @@ typedef struct rest_kv {
 
 /* What the transport hands the router: nothing here depends on MHD, so
  * tests and fuzzers can build one by hand (rest_route_request). */
+/* How the transport lets a request wait for a group commit (commit.c): the
+ * connection is suspended before the request is queued and resumed once
+ * `answer` holds its response. suspend == NULL: the request cannot wait
+ * (a router called without a socket): its write runs inline. */
+typedef struct rest_defer {
+	void (*suspend)(void *conn);
+	void (*resume)(void *conn);
+	void *conn;
+	struct rest_response *answer;
+} rest_defer;
+
 typedef struct rest_request {
 	rest_server *srv;
 	rest_method method;
@@ -207,6 +218,7 @@ typedef struct rest_request {
 	size_t nargs;
 	const uint8_t *body;
 	size_t body_len;
+	rest_defer defer;
 } rest_request;
 
 /* A streamed body: next() appends to *out; returns 1 for more, 0 at the
@@ -229,6 +241,8 @@ typedef struct rest_response {
 	size_t nheaders;
 	bool no_cache;            /* Cache-Control: no-cache */
 	int sbx_status;           /* the code rest_sbx_error reported, or 0 */
+	bool deferred;            /* queued for a group commit: the answer
+				   * comes in rq->defer.answer (commit.c) */
 } rest_response;
 
 /* A request header's value (the first of its name), or NULL. */
@@ -289,6 +303,8 @@ struct rest_server {
 	struct rest_scanners *scanners;
 	struct rest_tables *tables; /* open table handles (tables.c); NULL:
 				     * every request opens its own */
+	struct rest_commit *commit; /* group commit of PUTs (commit.c); NULL:
+				     * each writes alone */
 	void *daemon;            /* struct MHD_Daemon */
 	_Atomic long in_flight;  /* requests being handled */
 	_Atomic bool stopping;   /* sbx_server_stop began: refuse new requests */
@@ -296,6 +312,31 @@ struct rest_server {
 				       * flight (opts.max_inflight_body_bytes) */
 	_Atomic long long requests;
 };
+
+/* ---- group commit of PUTs (commit.c) -------------------------------------- */
+
+typedef struct rest_commit rest_commit;
+typedef struct rest_commit_stats {
+	unsigned long long batches;  /* sbx_table_batch calls made */
+	unsigned long long requests; /* requests they carried */
+	unsigned long long largest;  /* most requests in one call */
+} rest_commit_stats;
+
+int rest_commit_new(rest_commit **out);
+/* Wait until no commit is under way or queued; from then on every PUT
+ * writes inline (the transport may stop: nothing stays suspended). */
+void rest_commit_close(rest_commit *c);
+void rest_commit_free(rest_commit *c);
+rest_commit_stats rest_commit_get_stats(rest_commit *c);
+/*
+ * Write the put mutations ms[0..n) of table t and answer rs: inline, or
+ * together with other requests' (the file comment of commit.c). When it
+ * returns with rs->deferred set, the request waits: ms (the array and the
+ * mutations) and the table handle t now belong to the commit, which frees
+ * them and answers in rq->defer.answer; otherwise the caller keeps both.
+ */
+void rest_commit_put(rest_request *rq, rest_response *rs, sbx_table *t,
+		     sbx_mutation **ms, size_t n);
 
 /* ---- open table handles (tables.c) ---------------------------------------- */
 

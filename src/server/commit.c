@@ -1,0 +1,271 @@
+/*
+ * commit.c - group commit of the server's PUTs: the mutations of many
+ * concurrent PUT requests go into the store as one sbx_table_batch call per
+ * table, so one WAL write and one RocksDB write group serve them all.
+ *
+ * The first PUT that finds no commit under way becomes the leader: it
+ * writes its own mutations and those of every request queued meanwhile,
+ * then again while more came in, and hands the role back when the queue is
+ * empty. A PUT that finds a leader at work queues its mutations and its
+ * connection is suspended (the transport's `defer`), so the worker thread
+ * goes on reading other connections instead of waiting in RocksDB's write
+ * group; the leader fills the queued request's answer and resumes it.
+ * Nothing is answered before its mutations are written, so an answered
+ * PUT is as durable as one written alone.
+ *
+ * Per request, the answer is what its own sbx_table_batch call would have
+ * said: each row is atomic (Table.batch), timestamps come from the rows'
+ * stripes in batch order (two requests to one row get two increasing
+ * timestamps), and a request with a failed row gets that failure's error.
+ * The failed rows of a request are written once more by themselves, for
+ * the error's message (sbx_errmsg is per thread) - a row that fails when
+ * written with others was not written, so nothing is applied twice.
+ *
+ * Stop: rest_commit_close waits until the queue is empty and refuses new
+ * deferrals, so no connection stays suspended when libmicrohttpd stops.
+ */
+#include "server/rest.h"
+
+#include "common/alloc.h"
+#include "common/error.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct commit_job {
+	sbx_table *t;
+	sbx_mutation **ms;
+	size_t n;
+	rest_response *rs;   /* where the answer goes */
+	rest_defer defer;    /* how to resume the request; none for the leader's */
+	bool own;            /* the leader's own request (its caller cleans up) */
+	struct commit_job *next;
+} commit_job;
+
+struct rest_commit {
+	pthread_mutex_t lock;
+	pthread_cond_t idle;  /* signalled when the leader hands back */
+	commit_job *head, **tail;
+	bool leader;          /* a commit is under way */
+	bool closed;          /* rest_commit_close ran: nothing is deferred */
+	rest_commit_stats stats;
+};
+
+int rest_commit_new(rest_commit **out)
+{
+	rest_commit *c = sbx_calloc(1, sizeof *c);
+	if (!c)
+		return SBX_ENOMEM_SET();
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->idle, NULL);
+	c->tail = &c->head;
+	*out = c;
+	return SBX_OK;
+}
+
+void rest_commit_close(rest_commit *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->closed = true;
+	while (c->leader || c->head)
+		pthread_cond_wait(&c->idle, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+}
+
+void rest_commit_free(rest_commit *c)
+{
+	if (!c)
+		return;
+	rest_commit_close(c);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->idle);
+	free(c);
+}
+
+rest_commit_stats rest_commit_get_stats(rest_commit *c)
+{
+	pthread_mutex_lock(&c->lock);
+	rest_commit_stats s = c->stats;
+	pthread_mutex_unlock(&c->lock);
+	return s;
+}
+
+/* Answer rs the way put_cellset does for its own batch. */
+static void answer(rest_response *rs, int rc)
+{
+	if (rc)
+		rest_sbx_error(rs, rc);
+	else
+		rest_empty(rs, 200);
+}
+
+/* A job's outcome: its rows' statuses from the group's batch; rows that
+ * failed are written again by themselves (see the file comment). */
+static int job_status(commit_job *j, const int *st)
+{
+	size_t nfail = 0;
+	int first = SBX_OK;
+	for (size_t i = 0; i < j->n; i++)
+		if (st[i]) {
+			nfail++;
+			if (!first)
+				first = st[i];
+		}
+	if (!nfail)
+		return SBX_OK;
+	sbx_mutation **failed = sbx_calloc(nfail, sizeof *failed);
+	if (!failed)
+		return first;
+	size_t k = 0;
+	for (size_t i = 0; i < j->n; i++)
+		if (st[i])
+			failed[k++] = j->ms[i];
+	int rc = sbx_table_batch(NULL, j->t, failed, nfail);
+	free(failed);
+	return rc;
+}
+
+/* Answer a job; a queued one's holdings are released and its request
+ * resumed. The answer is complete before the resume: the request's thread
+ * reads it next. */
+static void finish(rest_server *srv, commit_job *j, int rc)
+{
+	answer(j->rs, rc);
+	if (j->own)
+		return;
+	rest_table_release(srv, j->t, rc == SBX_ENOTFOUND);
+	for (size_t i = 0; i < j->n; i++)
+		sbx_mutation_free(j->ms[i]);
+	free(j->ms);
+	rest_defer d = j->defer;
+	free(j);
+	d.resume(d.conn);
+}
+
+/* Write a list of jobs of one table as one batch and answer each. */
+static void commit_table(rest_server *srv, commit_job *list,
+			 rest_commit_stats *stats)
+{
+	sbx_table *t = list->t;
+	size_t total = 0, njobs = 0;
+	for (commit_job *j = list; j; j = j->next)
+		total += j->n, njobs++;
+	sbx_mutation **all = sbx_calloc(total ? total : 1, sizeof *all);
+	int *st = sbx_calloc(total ? total : 1, sizeof *st);
+	if (!all || !st) { /* out of memory: each job by itself */
+		free(all), free(st);
+		for (commit_job *j = list, *next; j; j = next) {
+			next = j->next; /* finish frees a queued job */
+			finish(srv, j, sbx_table_batch(NULL, t, j->ms, j->n));
+		}
+		return;
+	}
+	size_t k = 0;
+	for (commit_job *j = list; j; j = j->next) {
+		memcpy(all + k, j->ms, j->n * sizeof *all);
+		k += j->n;
+	}
+	(void)sbx_table_batch(st, t, all, total);
+	stats->batches++;
+	stats->requests += njobs;
+	if (njobs > stats->largest)
+		stats->largest = njobs;
+	k = 0;
+	for (commit_job *j = list, *next; j; j = next) {
+		next = j->next;
+		size_t at = k;
+		k += j->n;
+		finish(srv, j, job_status(j, st + at));
+	}
+	free(all);
+	free(st);
+}
+
+/* Commit a list of jobs: one batch per table, tables in order of first
+ * appearance, each table's jobs in their order. */
+static void commit_list(rest_server *srv, commit_job *list,
+			rest_commit_stats *stats)
+{
+	while (list) {
+		sbx_table *t = list->t;
+		commit_job *mine = NULL, **mt = &mine;
+		commit_job *rest = NULL, **rt = &rest;
+		for (commit_job *j = list, *next; j; j = next) {
+			next = j->next;
+			if (j->t == t) {
+				*mt = j;
+				mt = &j->next;
+			} else {
+				*rt = j;
+				rt = &j->next;
+			}
+		}
+		*mt = NULL;
+		*rt = NULL;
+		commit_table(srv, mine, stats);
+		list = rest;
+	}
+}
+
+static commit_job *take_all(rest_commit *c)
+{
+	commit_job *list = c->head;
+	c->head = NULL;
+	c->tail = &c->head;
+	return list;
+}
+
+void rest_commit_put(rest_request *rq, rest_response *rs, sbx_table *t,
+		     sbx_mutation **ms, size_t n)
+{
+	rest_commit *c = rq->srv ? rq->srv->commit : NULL;
+	if (!c || !rq->defer.suspend)
+		return answer(rs, sbx_table_batch(NULL, t, ms, n));
+	pthread_mutex_lock(&c->lock);
+	if (c->closed) {
+		pthread_mutex_unlock(&c->lock);
+		return answer(rs, sbx_table_batch(NULL, t, ms, n));
+	}
+	if (c->leader) {
+		commit_job *j = sbx_calloc(1, sizeof *j);
+		if (!j) {
+			pthread_mutex_unlock(&c->lock);
+			return answer(rs, sbx_table_batch(NULL, t, ms, n));
+		}
+		*j = (commit_job){.t = t, .ms = ms, .n = n,
+				  .rs = rq->defer.answer, .defer = rq->defer};
+		/* suspended before it is queued: the leader can only resume
+		 * a suspended request */
+		rq->defer.suspend(rq->defer.conn);
+		*c->tail = j;
+		c->tail = &j->next;
+		pthread_mutex_unlock(&c->lock);
+		rs->deferred = true;
+		return;
+	}
+	c->leader = true;
+	commit_job own = {.t = t, .ms = ms, .n = n, .rs = rs, .own = true};
+	own.next = take_all(c);
+	pthread_mutex_unlock(&c->lock);
+	rest_commit_stats stats = {0};
+	commit_job *list = &own;
+	for (;;) {
+		commit_list(rq->srv, list, &stats);
+		pthread_mutex_lock(&c->lock);
+		list = take_all(c);
+		if (!list) {
+			c->leader = false;
+			c->stats.batches += stats.batches;
+			c->stats.requests += stats.requests;
+			if (stats.largest > c->stats.largest)
+				c->stats.largest = stats.largest;
+			pthread_cond_broadcast(&c->idle);
+		}
+		pthread_mutex_unlock(&c->lock);
+		if (!list)
+			break;
+	}
+}
