@@ -22,8 +22,8 @@
  * server rounds (defaults 12 and 4, a few seconds in CI); `make soak` runs
  * hundreds of each.
  */
-#define _GNU_SOURCE /* strcasestr */
 #include "engine_util.h"
+#include "http_util.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -110,70 +110,7 @@ static void child_writer(const char *dir, int fd, int gen, unsigned seed)
 
 static int connect_port(int port)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct timeval tv = {10, 0};
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	struct sockaddr_in sa = {.sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)port)};
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static void b64(char *out, const char *in)
-{
-	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
-				"qrstuvwxyz0123456789+/";
-	size_t n = strlen(in), o = 0;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)(unsigned char)in[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned)(unsigned char)in[i + 1] << 8;
-		if (i + 2 < n)
-			v |= (unsigned char)in[i + 2];
-		out[o++] = t[(v >> 18) & 63];
-		out[o++] = t[(v >> 12) & 63];
-		out[o++] = i + 1 < n ? t[(v >> 6) & 63] : '=';
-		out[o++] = i + 2 < n ? t[v & 63] : '=';
-	}
-	out[o] = 0;
-}
-
-/* One request on a keep-alive connection; the status, -1 when the
- * connection broke. */
-static int http_put(int fd, const char *body)
-{
-	char head[256];
-	int n = snprintf(head, sizeof head,
-			 "PUT /t/fakerow HTTP/1.1\r\nHost: x\r\n"
-			 "Content-Type: application/json\r\n"
-			 "Content-Length: %zu\r\n\r\n",
-			 strlen(body));
-	if (send(fd, head, (size_t)n, MSG_NOSIGNAL) != n ||
-	    send(fd, body, strlen(body), MSG_NOSIGNAL) != (ssize_t)strlen(body))
-		return -1;
-	char buf[4096];
-	size_t got = 0;
-	for (;;) { /* the head, then Content-Length bytes */
-		ssize_t r = recv(fd, buf + got, sizeof buf - 1 - got, 0);
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-		buf[got] = 0;
-		char *e = strstr(buf, "\r\n\r\n");
-		if (!e)
-			continue;
-		char *cl = strcasestr(buf, "Content-Length:");
-		size_t want = cl ? (size_t)atol(cl + 15) : 0;
-		if (got >= (size_t)(e + 4 - buf) + want)
-			break;
-	}
-	int status = -1;
-	sscanf(buf, "HTTP/1.1 %d", &status);
-	return status;
+	return http_connect(port, 10);
 }
 
 /* Writer w of REST_WRITERS: batches of 4 rows among its own (a row's
@@ -194,13 +131,13 @@ static void child_rest_writer(int port, int fd, int gen, unsigned seed, int w)
 				  REST_WRITERS + w) * 4 + k;
 			row_key(row, sizeof row, ids[k]);
 			value_of(val, sizeof val, ids[k], gen);
-			b64(r64, row);
-			b64(v64, val);
+			http_b64(r64, row, strlen(row));
+			http_b64(v64, val, strlen(val));
 			n += (size_t)sprintf(body + n, "%s{\"key\":\"%s\",\"Cell\":[",
 					     k ? "," : "", r64);
 			for (int q = 0; q < COLS; q++) {
 				char col[8] = {'c', 'f', ':', 'c', (char)('0' + q), 0};
-				b64(c64, col);
+				http_b64(c64, col, strlen(col));
 				n += (size_t)sprintf(body + n,
 						     "%s{\"column\":\"%s\",\"$\":"
 						     "\"%s\"}",
@@ -209,7 +146,8 @@ static void child_rest_writer(int port, int fd, int gen, unsigned seed, int w)
 			n += (size_t)sprintf(body + n, "]}");
 		}
 		sprintf(body + n, "]}");
-		int st = http_put(c, body);
+		int st = http_put(c, "/t/fakerow", "application/json", body,
+				  NULL, 0);
 		if (st < 0) {
 			close(c);
 			c = -1;

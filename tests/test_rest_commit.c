@@ -10,12 +10,12 @@
  * the commit's counters show requests were in fact written together.
  * Killing the server under concurrent PUTs is test_crash's server rounds.
  */
-#define _GNU_SOURCE /* strcasestr */
 #include "check.h"
 
 #include "saltbox.h"
 #include "server/rest.h"
 #include "server/server.h"
+#include "http_util.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -25,80 +25,6 @@
 #include <time.h>
 
 #define CLIENTS 16
-
-/* ---- a keep-alive client ------------------------------------------------- */
-
-static int connect_port(int port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0)
-		return -1;
-	struct timeval tv = {30, 0};
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	struct sockaddr_in sa = {.sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)port)};
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* One PUT on keep-alive connection fd: the status (the body, NUL-ended,
- * in out), or -1 when the connection broke. */
-static int put(int fd, const char *path, const char *ctype, const char *body,
-	       char *out, size_t cap)
-{
-	char req[2048]; /* one send: no Nagle wait between head and body */
-	int n = snprintf(req, sizeof req,
-			 "PUT %s HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\n"
-			 "Content-Length: %zu\r\n\r\n%s", path, ctype,
-			 strlen(body), body);
-	if (n < 0 || (size_t)n >= sizeof req ||
-	    send(fd, req, (size_t)n, MSG_NOSIGNAL) != n)
-		return -1;
-	char buf[8192];
-	size_t got = 0, hlen = 0, want = 0;
-	for (;;) {
-		ssize_t r = recv(fd, buf + got, sizeof buf - 1 - got, 0);
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-		buf[got] = 0;
-		char *e = strstr(buf, "\r\n\r\n");
-		if (!e)
-			continue;
-		hlen = (size_t)(e + 4 - buf);
-		char *cl = strcasestr(buf, "Content-Length:");
-		want = cl ? (size_t)atol(cl + 15) : 0;
-		if (got >= hlen + want)
-			break;
-	}
-	int status = -1;
-	sscanf(buf, "HTTP/1.1 %d", &status);
-	snprintf(out, cap, "%.*s", (int)want, buf + hlen);
-	return status;
-}
-
-static void b64(char *out, const char *in)
-{
-	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
-				"qrstuvwxyz0123456789+/";
-	size_t n = strlen(in), o = 0;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)(unsigned char)in[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned)(unsigned char)in[i + 1] << 8;
-		if (i + 2 < n)
-			v |= (unsigned char)in[i + 2];
-		out[o++] = t[(v >> 18) & 63];
-		out[o++] = t[(v >> 12) & 63];
-		out[o++] = i + 1 < n ? t[(v >> 6) & 63] : '=';
-		out[o++] = i + 2 < n ? t[v & 63] : '=';
-	}
-	out[o] = 0;
-}
 
 /* ---- the server ---------------------------------------------------------------- */
 
@@ -160,20 +86,20 @@ typedef struct client {
 static void *put_rows(void *arg)
 {
 	client *c = arg;
-	int fd = connect_port(port);
+	int fd = http_connect(port, 30);
 	if (fd < 0)
 		return NULL;
 	char path[128], val[64], out[512];
 	for (int k = 0; k < PUTS; k++) {
 		snprintf(path, sizeof path, "/t/r%02d-%04d/f:q", c->id, k);
 		snprintf(val, sizeof val, "v%02d-%04d", c->id, k);
-		int st = put(fd, path, "application/octet-stream", val, out,
+		int st = http_put(fd, path, "application/octet-stream", val, out,
 			     sizeof out);
 		st == 200 ? c->ok++ : c->other++;
 		if (k % HOT_EVERY)
 			continue;
 		snprintf(val, sizeof val, "h%02d-%04d", c->id, k);
-		st = put(fd, "/t/hot/f:q", "application/octet-stream", val,
+		st = http_put(fd, "/t/hot/f:q", "application/octet-stream", val,
 			 out, sizeof out);
 		st == 200 ? c->ok++ : c->other++;
 	}
@@ -273,7 +199,7 @@ static void test_every_put_lands(void)
 static void *put_mixed(void *arg)
 {
 	client *c = arg;
-	int fd = connect_port(port);
+	int fd = http_connect(port, 30);
 	if (fd < 0)
 		return NULL;
 	char path[128], val[64], out[512], body[1024], fam[24], msg[64];
@@ -285,13 +211,13 @@ static void *put_mixed(void *arg)
 		/* a good cell */
 		snprintf(path, sizeof path, "/t/g%d-%02d-%04d/f:q", c->round, c->id, k);
 		snprintf(val, sizeof val, "g%d-%02d-%04d", c->round, c->id, k);
-		int st = put(fd, path, "application/octet-stream", val, out,
+		int st = http_put(fd, path, "application/octet-stream", val, out,
 			     sizeof out);
 		st == 200 ? c->ok++ : c->other++;
 		/* a family the table lacks: 404 with its own message */
 		snprintf(path, sizeof path, "/t/b%d-%02d-%04d/%s:q", c->round,
 			 c->id, k, fam);
-		st = put(fd, path, "application/octet-stream", val, out,
+		st = http_put(fd, path, "application/octet-stream", val, out,
 			 sizeof out);
 		if (st != 404 || !strstr(out, msg))
 			c->other++;
@@ -299,19 +225,19 @@ static void *put_mixed(void *arg)
 		 * written (each row is atomic, as Table.batch) */
 		char r1[64], r2[64], col[16], bad[64], v64[64], row[48];
 		snprintf(row, sizeof row, "m%d-%02d-%04d", c->round, c->id, k);
-		b64(r1, row);
+		http_b64(r1, row, strlen(row));
 		snprintf(row, sizeof row, "x%d-%02d-%04d", c->round, c->id, k);
-		b64(r2, row);
-		b64(col, "f:q");
+		http_b64(r2, row, strlen(row));
+		http_b64(col, "f:q", 3);
 		snprintf(row, sizeof row, "%s:q", fam);
-		b64(bad, row);
-		b64(v64, val);
+		http_b64(bad, row, strlen(row));
+		http_b64(v64, val, strlen(val));
 		snprintf(body, sizeof body,
 			 "{\"Row\":[{\"key\":\"%s\",\"Cell\":[{\"column\":"
 			 "\"%s\",\"$\":\"%s\"}]},{\"key\":\"%s\",\"Cell\":"
 			 "[{\"column\":\"%s\",\"$\":\"%s\"}]}]}",
 			 r1, col, v64, r2, bad, v64);
-		st = put(fd, "/t/fakerow", "application/json", body, out,
+		st = http_put(fd, "/t/fakerow", "application/json", body, out,
 			 sizeof out);
 		if (st != 404 || !strstr(out, msg))
 			c->other++;
@@ -385,14 +311,14 @@ typedef struct stopper_client {
 static void *put_until_refused(void *arg)
 {
 	stopper_client *c = arg;
-	int fd = connect_port(port);
+	int fd = http_connect(port, 30);
 	if (fd < 0)
 		return NULL;
 	char path[128], val[64], out[512];
 	for (int k = 0;; k++) {
 		snprintf(path, sizeof path, "/t/s%02d-%06d/f:q", c->id, k);
 		snprintf(val, sizeof val, "s%02d-%06d", c->id, k);
-		if (put(fd, path, "application/octet-stream", val, out,
+		if (http_put(fd, path, "application/octet-stream", val, out,
 			sizeof out) != 200)
 			break;
 		c->acked = k + 1;

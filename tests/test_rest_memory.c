@@ -10,6 +10,7 @@
  * A body over the per-request cap is 413 before it is read.
  */
 #include "check.h"
+#include "http_util.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -61,18 +62,7 @@ static long proc_kib(pid_t pid, const char *field)
 
 static int connect_port(void)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct timeval tv = {60, 0};
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	struct sockaddr_in sa = {.sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)port)};
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return http_connect(port, 60);
 }
 
 /* Read until the end of a response head (or the connection's end) into
@@ -144,25 +134,6 @@ done:
 static char *cellset;
 static size_t cellset_len;
 
-static void b64(char *out, const unsigned char *in, size_t n)
-{
-	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
-				"qrstuvwxyz0123456789+/";
-	size_t o = 0;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)in[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned)in[i + 1] << 8;
-		if (i + 2 < n)
-			v |= in[i + 2];
-		out[o++] = t[(v >> 18) & 63];
-		out[o++] = t[(v >> 12) & 63];
-		out[o++] = i + 1 < n ? t[(v >> 6) & 63] : '=';
-		out[o++] = i + 2 < n ? t[v & 63] : '=';
-	}
-	out[o] = 0;
-}
-
 static void make_cellset(void)
 {
 	size_t cell = MIB;
@@ -171,7 +142,7 @@ static void make_cellset(void)
 	REQUIRE(raw && enc);
 	for (size_t i = 0; i < cell; i++)
 		raw[i] = (unsigned char)(i * 7);
-	b64(enc, raw, cell);
+	http_b64(enc, raw, cell);
 	size_t cap = NCELLS * (strlen(enc) + 128) + 64;
 	cellset = malloc(cap);
 	REQUIRE(cellset);
@@ -179,7 +150,7 @@ static void make_cellset(void)
 	for (int i = 0; i < NCELLS; i++) {
 		char key[16], k64[32];
 		snprintf(key, sizeof key, "row%03d", i);
-		b64(k64, (unsigned char *)key, strlen(key));
+		http_b64(k64, key, strlen(key));
 		n += (size_t)sprintf(cellset + n,
 				     "%s{\"key\":\"%s\",\"Cell\":[{\"column\":"
 				     "\"Y2Y6cQ==\",\"$\":\"%s\"}]}",
