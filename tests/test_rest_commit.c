@@ -7,7 +7,8 @@
  * table lacks, alone or as one row of a CellSet) get their own error while
  * the requests written with them succeed; the server stops cleanly while
  * PUTs are queued (libmicrohttpd aborts if a connection stays suspended);
- * the commit's counters show requests were in fact written together.
+ * the commit's counters show requests were in fact written together and
+ * that the commit thread took over a worker's lead.
  * Killing the server under concurrent PUTs is test_crash's server rounds.
  */
 #include "check.h"
@@ -175,7 +176,8 @@ static void test_every_put_lands(void)
 	 * run them one by one, more rounds until two meet) */
 	rest_commit_stats s = rest_commit_get_stats(srv->commit);
 	CHECK_INT(s.requests, CLIENTS * (PUTS + hot));
-	for (int round = 0; s.largest < 2 && round < 20; round++) {
+	for (int round = 0; (s.largest < 2 || !s.handoffs) && round < 20;
+	     round++) {
 		for (int i = 0; i < CLIENTS; i++) {
 			cl[i] = (client){.id = i};
 			REQUIRE(pthread_create(&th[i], NULL, put_rows, &cl[i]) ==
@@ -187,8 +189,10 @@ static void test_every_put_lands(void)
 	}
 	CHECK(s.batches < s.requests);
 	CHECK(s.largest >= 2);
-	printf("  %llu requests in %llu batches, at most %llu in one\n",
-	       s.requests, s.batches, s.largest);
+	CHECK(s.handoffs >= 1); /* the commit thread took over a lead */
+	printf("  %llu requests in %llu batches, at most %llu in one, %llu "
+	       "leads handed to the commit thread\n",
+	       s.requests, s.batches, s.largest, s.handoffs);
 	finish();
 }
 

@@ -4,12 +4,15 @@
  * table, so one WAL write and one RocksDB write group serve them all.
  *
  * The first PUT that finds no commit under way becomes the leader: it
- * writes its own mutations and those of every request queued meanwhile,
- * then again while more came in, and hands the role back when the queue is
- * empty. A PUT that finds a leader at work queues its mutations and its
+ * writes its own mutations and those of every request queued meanwhile.
+ * A PUT that finds a leader at work queues its mutations and its
  * connection is suspended (the transport's `defer`), so the worker thread
  * goes on reading other connections instead of waiting in RocksDB's write
- * group; the leader fills the queued request's answer and resumes it.
+ * group; the leader fills the queued request's answer and resumes it. If
+ * more were queued meanwhile, a worker thread does not go on leading (its
+ * own request and connections would wait): the commit thread takes the
+ * lead and writes until the queue is empty. Under a steady stream of PUTs
+ * that thread writes and the workers serve HTTP.
  * Nothing is answered before its mutations are written, so an answered
  * PUT is as durable as one written alone.
  *
@@ -44,22 +47,40 @@ typedef struct commit_job {
 } commit_job;
 
 struct rest_commit {
+	rest_server *srv;
 	pthread_mutex_t lock;
-	pthread_cond_t idle;  /* signalled when the leader hands back */
+	pthread_cond_t idle;  /* signalled when the commit goes idle */
+	pthread_cond_t work;  /* signalled when the commit thread leads */
 	commit_job *head, **tail;
 	bool leader;          /* a commit is under way */
+	bool handed;          /* ... and the commit thread has the lead */
 	bool closed;          /* rest_commit_close ran: nothing is deferred */
+	bool quit;            /* the commit thread ends */
+	pthread_t thread;
 	rest_commit_stats stats;
 };
 
-int rest_commit_new(rest_commit **out)
+static void *commit_thread(void *arg);
+
+int rest_commit_new(rest_commit **out, rest_server *srv)
 {
 	rest_commit *c = sbx_calloc(1, sizeof *c);
 	if (!c)
 		return SBX_ENOMEM_SET();
+	c->srv = srv;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->idle, NULL);
+	pthread_cond_init(&c->work, NULL);
 	c->tail = &c->head;
+	int err = pthread_create(&c->thread, NULL, commit_thread, c);
+	if (err) {
+		pthread_mutex_destroy(&c->lock);
+		pthread_cond_destroy(&c->idle);
+		pthread_cond_destroy(&c->work);
+		free(c);
+		return sbx_error_set(SBX_EIO, "cannot start the commit thread: "
+				     "%s", strerror(err));
+	}
 	*out = c;
 	return SBX_OK;
 }
@@ -80,8 +101,14 @@ void rest_commit_free(rest_commit *c)
 	if (!c)
 		return;
 	rest_commit_close(c);
+	pthread_mutex_lock(&c->lock);
+	c->quit = true;
+	pthread_cond_signal(&c->work);
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(c->thread, NULL);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->idle);
+	pthread_cond_destroy(&c->work);
 	free(c);
 }
 
@@ -218,6 +245,59 @@ static commit_job *take_all(rest_commit *c)
 	return list;
 }
 
+static void add_stats(rest_commit *c, const rest_commit_stats *s)
+{
+	c->stats.batches += s->batches;
+	c->stats.requests += s->requests;
+	if (s->largest > c->stats.largest)
+		c->stats.largest = s->largest;
+	c->stats.handoffs += s->handoffs;
+}
+
+/*
+ * Lead: write `list`, then what was queued meanwhile. Called and returns
+ * with c->lock held (released while writing). A worker thread (worker
+ * true) writes once and hands what is queued then to the commit thread;
+ * the commit thread writes until the queue is empty.
+ */
+static void lead(rest_commit *c, commit_job *list, bool worker)
+{
+	rest_commit_stats stats = {0};
+	for (;;) {
+		pthread_mutex_unlock(&c->lock);
+		commit_list(c->srv, list, &stats);
+		pthread_mutex_lock(&c->lock);
+		if (!c->head) {
+			c->leader = c->handed = false;
+			pthread_cond_broadcast(&c->idle);
+			break;
+		}
+		if (worker) { /* still leading: the commit thread's now */
+			c->handed = true;
+			stats.handoffs++;
+			pthread_cond_signal(&c->work);
+			break;
+		}
+		list = take_all(c);
+	}
+	add_stats(c, &stats);
+}
+
+static void *commit_thread(void *arg)
+{
+	rest_commit *c = arg;
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		while (!c->handed && !c->quit)
+			pthread_cond_wait(&c->work, &c->lock);
+		if (!c->handed)
+			break;
+		lead(c, take_all(c), false);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
 void rest_commit_put(rest_request *rq, rest_response *rs, sbx_table *t,
 		     sbx_mutation **ms, size_t n)
 {
@@ -249,23 +329,6 @@ void rest_commit_put(rest_request *rq, rest_response *rs, sbx_table *t,
 	c->leader = true;
 	commit_job own = {.t = t, .ms = ms, .n = n, .rs = rs, .own = true};
 	own.next = take_all(c);
+	lead(c, &own, true);
 	pthread_mutex_unlock(&c->lock);
-	rest_commit_stats stats = {0};
-	commit_job *list = &own;
-	for (;;) {
-		commit_list(rq->srv, list, &stats);
-		pthread_mutex_lock(&c->lock);
-		list = take_all(c);
-		if (!list) {
-			c->leader = false;
-			c->stats.batches += stats.batches;
-			c->stats.requests += stats.requests;
-			if (stats.largest > c->stats.largest)
-				c->stats.largest = stats.largest;
-			pthread_cond_broadcast(&c->idle);
-		}
-		pthread_mutex_unlock(&c->lock);
-		if (!list)
-			break;
-	}
 }

@@ -503,7 +503,7 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 	int rc = rest_scanners_new(&srv->scanners);
 	if (!rc && (rc = rest_tables_new(&srv->tables)))
 		rest_scanners_free(srv->scanners);
-	if (!rc && (rc = rest_commit_new(&srv->commit))) {
+	if (!rc && (rc = rest_commit_new(&srv->commit, srv))) {
 		rest_scanners_free(srv->scanners);
 		rest_tables_free(srv->tables);
 	}

@@ -320,9 +320,11 @@ typedef struct rest_commit_stats {
 	unsigned long long batches;  /* sbx_table_batch calls made */
 	unsigned long long requests; /* requests they carried */
 	unsigned long long largest;  /* most requests in one call */
+	unsigned long long handoffs; /* leads the commit thread took over */
 } rest_commit_stats;
 
-int rest_commit_new(rest_commit **out);
+/* Starts the commit thread; srv: whose table handles the jobs hold. */
+int rest_commit_new(rest_commit **out, rest_server *srv);
 /* Wait until no commit is under way or queued; from then on every PUT
  * writes inline (the transport may stop: nothing stays suspended). */
 void rest_commit_close(rest_commit *c);
