@@ -191,8 +191,6 @@ typedef struct rest_kv {
 	const char *name, *value;
 } rest_kv;
 
-/* What the transport hands the router: nothing here depends on MHD, so
- * tests and fuzzers can build one by hand (rest_route_request). */
 /* How the transport lets a request wait for a group commit (commit.c): the
  * connection is suspended before the request is queued and resumed once
  * `answer` holds its response. suspend == NULL: the request cannot wait
@@ -204,6 +202,8 @@ typedef struct rest_defer {
 	struct rest_response *answer;
 } rest_defer;
 
+/* What the transport hands the router: nothing here depends on MHD, so
+ * tests and fuzzers can build one by hand (rest_route_request). */
 typedef struct rest_request {
 	rest_server *srv;
 	rest_method method;
