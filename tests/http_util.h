@@ -48,6 +48,8 @@ static inline size_t http_header_size(const char *head, const char *name)
 	return 0;
 }
 
+static inline int http_read_answer(int fd, char *out, size_t cap);
+
 /* One PUT of body on keep-alive connection fd, sent whole in one send (no
  * Nagle wait between head and body): the answer's status, its body
  * (NUL-ended, cut to cap) in out if out is not NULL; -1 when the
@@ -67,6 +69,13 @@ static inline int http_put(int fd, const char *path, const char *ctype,
 	free(req);
 	if (sent != n)
 		return -1;
+	return http_read_answer(fd, out, cap);
+}
+
+/* Read one answer on fd: its status, its body (NUL-ended, cut to cap) in
+ * out if out is not NULL; -1 when the connection broke. */
+static inline int http_read_answer(int fd, char *out, size_t cap)
+{
 	char buf[8192];
 	size_t got = 0, hlen = 0, want = 0;
 	for (;;) { /* the head, then Content-Length bytes */

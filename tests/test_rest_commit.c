@@ -5,7 +5,8 @@
  * stored with its value; PUTs to one row from many connections keep one
  * version each with distinct timestamps; requests that fail (a family the
  * table lacks, alone or as one row of a CellSet) get their own error while
- * the requests written with them succeed; the server stops cleanly while
+ * the requests written with them succeed; DELETEs of columns and rows
+ * written together with PUTs; the server stops cleanly while
  * PUTs are queued (libmicrohttpd aborts if a connection stays suspended);
  * the commit's counters show requests were in fact written together and
  * that the commit thread took over a worker's lead.
@@ -304,7 +305,97 @@ static void test_failures_stay_apart(void)
 	finish();
 }
 
-/* ---- 3. stopping while PUTs are queued ----------------------------------- */
+/* ---- 3. DELETEs go through the group commit too ------------------------- */
+
+static int del(int fd, const char *path, char *out, size_t cap)
+{
+	char req[512];
+	int n = snprintf(req, sizeof req,
+			 "DELETE %s HTTP/1.1\r\nHost: x\r\n\r\n", path);
+	if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n)
+		return -1;
+	return http_read_answer(fd, out, cap);
+}
+
+static void *put_then_delete(void *arg)
+{
+	client *c = arg;
+	int fd = http_connect(port, 30);
+	if (fd < 0)
+		return NULL;
+	char path[128], out[512], msg[64];
+	for (int k = 0; k < ROUNDS; k++) {
+		/* two columns of one row, then the first column deleted */
+		snprintf(path, sizeof path, "/t/d%02d-%04d/f:q", c->id, k);
+		int st = http_put(fd, path, "application/octet-stream", "q",
+				  out, sizeof out);
+		st == 200 ? c->ok++ : c->other++;
+		snprintf(path, sizeof path, "/t/d%02d-%04d/f:r", c->id, k);
+		st = http_put(fd, path, "application/octet-stream", "r", out,
+			      sizeof out);
+		st == 200 ? c->ok++ : c->other++;
+		snprintf(path, sizeof path, "/t/d%02d-%04d/f:q", c->id, k);
+		st = del(fd, path, out, sizeof out);
+		st == 200 ? c->ok++ : c->other++;
+		/* a whole row deleted */
+		snprintf(path, sizeof path, "/t/e%02d-%04d/f:q", c->id, k);
+		st = http_put(fd, path, "application/octet-stream", "e", out,
+			      sizeof out);
+		st == 200 ? c->ok++ : c->other++;
+		snprintf(path, sizeof path, "/t/e%02d-%04d", c->id, k);
+		st = del(fd, path, out, sizeof out);
+		st == 200 ? c->ok++ : c->other++;
+		/* a column of a family the table lacks: 404, its own name */
+		snprintf(path, sizeof path, "/t/d%02d-%04d/n%dx%d:q", c->id, k,
+			 c->id, k);
+		snprintf(msg, sizeof msg, "table 't' has no family 'n%dx%d'",
+			 c->id, k);
+		st = del(fd, path, out, sizeof out);
+		if (st != 404 || !strstr(out, msg))
+			c->other++;
+	}
+	close(fd);
+	return NULL;
+}
+
+static void test_deletes(void)
+{
+	REQUIRE(start("commit_deletes"));
+	pthread_t th[CLIENTS];
+	client cl[CLIENTS];
+	for (int i = 0; i < CLIENTS; i++) {
+		cl[i] = (client){.id = i};
+		REQUIRE(pthread_create(&th[i], NULL, put_then_delete, &cl[i]) ==
+			0);
+	}
+	int ok = 0, other = 0;
+	for (int i = 0; i < CLIENTS; i++) {
+		pthread_join(th[i], NULL);
+		ok += cl[i].ok;
+		other += cl[i].other;
+	}
+	CHECK_INT(ok, 5 * CLIENTS * ROUNDS);
+	CHECK_INT(other, 0);
+	sbx_table *t;
+	REQUIRE(sbx_table_open(&t, db, "t") == SBX_OK);
+	int wrong = 0;
+	for (int i = 0; i < CLIENTS; i++)
+		for (int k = 0; k < ROUNDS; k++) {
+			char row[32];
+			snprintf(row, sizeof row, "d%02d-%04d", i, k);
+			wrong += value_of(t, row, "q")[0] != 0;
+			wrong += strcmp(value_of(t, row, "r"), "r") != 0;
+			snprintf(row, sizeof row, "e%02d-%04d", i, k);
+			wrong += value_of(t, row, "q")[0] != 0;
+		}
+	CHECK_INT(wrong, 0);
+	sbx_table_close(t);
+	rest_commit_stats s = rest_commit_get_stats(srv->commit);
+	CHECK_INT(s.requests, 6 * CLIENTS * ROUNDS);
+	finish();
+}
+
+/* ---- 4. stopping while PUTs are queued ----------------------------------- */
 
 typedef struct stopper_client {
 	int id;
@@ -377,4 +468,4 @@ static void test_stop_with_puts_queued(void)
 }
 
 TEST_MAIN(T(test_every_put_lands), T(test_failures_stay_apart),
-	  T(test_stop_with_puts_queued))
+	  T(test_deletes), T(test_stop_with_puts_queued))

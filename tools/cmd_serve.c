@@ -345,6 +345,9 @@ int cmd_serve(int argc, char **argv)
 	}
 	raise_fd_limit();
 	sbx_server *srv;
+	/* a gateway's batch answers per CellSet, not per row: a request
+	 * written with others could not be told its own outcome */
+	so.group_commit = !url;
 	rc = sbx_server_start(&srv, db, &so);
 	if (rc) {
 		fprintf(stderr, "saltbox serve: %s\n", sbx_errmsg());

@@ -1,20 +1,21 @@
 /*
- * commit.c - group commit of the server's PUTs: the mutations of many
- * concurrent PUT requests go into the store as one sbx_table_batch call per
- * table, so one WAL write and one RocksDB write group serve them all.
+ * commit.c - group commit of the server's writes: the mutations of many
+ * concurrent PUT and DELETE requests go into the store as one
+ * sbx_table_batch call per table, so one WAL write and one RocksDB write
+ * group serve them all.
  *
- * The first PUT that finds no commit under way becomes the leader: it
+ * The first write that finds no commit under way becomes the leader: it
  * writes its own mutations and those of every request queued meanwhile.
- * A PUT that finds a leader at work queues its mutations and its
+ * A write that finds a leader at work queues its mutations and its
  * connection is suspended (the transport's `defer`), so the worker thread
  * goes on reading other connections instead of waiting in RocksDB's write
  * group; the leader fills the queued request's answer and resumes it. If
  * more were queued meanwhile, a worker thread does not go on leading (its
  * own request and connections would wait): the commit thread takes the
- * lead and writes until the queue is empty. Under a steady stream of PUTs
- * that thread writes and the workers serve HTTP.
+ * lead and writes until the queue is empty. Under a steady stream of
+ * writes that thread writes and the workers serve HTTP.
  * Nothing is answered before its mutations are written, so an answered
- * PUT is as durable as one written alone.
+ * write is as durable as one written alone.
  *
  * Per request, the answer is what its own sbx_table_batch call would have
  * said: each row is atomic (Table.batch), timestamps come from the rows'
@@ -22,7 +23,9 @@
  * timestamps), and a request with a failed row gets that failure's error.
  * The failed rows of a request are written once more by themselves, for
  * the error's message (sbx_errmsg is per thread) - a row that fails when
- * written with others was not written, so nothing is applied twice.
+ * written with others was not written, so nothing is applied twice. That
+ * needs statuses exact per row, as the embedded store's: the server runs
+ * without group commit on other backends (sbx_server_opts.group_commit).
  *
  * Stop: rest_commit_close waits until the queue is empty and refuses new
  * deferrals, so no connection stays suspended when libmicrohttpd stops.
@@ -41,6 +44,7 @@ typedef struct commit_job {
 	sbx_mutation **ms;
 	size_t n;
 	rest_response *rs;   /* where the answer goes */
+	rest_answer_fn answer; /* how (NULL: default_answer) */
 	rest_defer defer;    /* how to resume the request; none for the leader's */
 	bool own;            /* the leader's own request (its caller cleans up) */
 	struct commit_job *next;
@@ -120,13 +124,18 @@ rest_commit_stats rest_commit_get_stats(rest_commit *c)
 	return s;
 }
 
-/* Answer rs the way put_cellset does for its own batch. */
-static void answer(rest_response *rs, int rc)
+/* A write's usual answer: 200, or the status's error. */
+static void default_answer(rest_response *rs, int rc)
 {
 	if (rc)
 		rest_sbx_error(rs, rc);
 	else
 		rest_empty(rs, 200);
+}
+
+static void reply(rest_answer_fn fn, rest_response *rs, int rc)
+{
+	(fn ? fn : default_answer)(rs, rc);
 }
 
 /* A job's outcome: its rows' statuses from the group's batch; rows that
@@ -160,7 +169,7 @@ static int job_status(commit_job *j, const int *st)
  * reads it next. */
 static void finish(rest_server *srv, commit_job *j, int rc)
 {
-	answer(j->rs, rc);
+	reply(j->answer, j->rs, rc);
 	if (j->own)
 		return;
 	rest_table_release(srv, j->t, rc == SBX_ENOTFOUND);
@@ -298,25 +307,27 @@ static void *commit_thread(void *arg)
 	return NULL;
 }
 
-void rest_commit_put(rest_request *rq, rest_response *rs, sbx_table *t,
-		     sbx_mutation **ms, size_t n)
+void rest_commit_write(rest_request *rq, rest_response *rs, sbx_table *t,
+		       sbx_mutation **ms, size_t n, rest_answer_fn answer)
 {
 	rest_commit *c = rq->srv ? rq->srv->commit : NULL;
 	if (!c || !rq->defer.suspend)
-		return answer(rs, sbx_table_batch(NULL, t, ms, n));
+		return reply(answer, rs, sbx_table_batch(NULL, t, ms, n));
 	pthread_mutex_lock(&c->lock);
 	if (c->closed) {
 		pthread_mutex_unlock(&c->lock);
-		return answer(rs, sbx_table_batch(NULL, t, ms, n));
+		return reply(answer, rs, sbx_table_batch(NULL, t, ms, n));
 	}
 	if (c->leader) {
 		commit_job *j = sbx_calloc(1, sizeof *j);
 		if (!j) {
 			pthread_mutex_unlock(&c->lock);
-			return answer(rs, sbx_table_batch(NULL, t, ms, n));
+			return reply(answer, rs,
+				     sbx_table_batch(NULL, t, ms, n));
 		}
 		*j = (commit_job){.t = t, .ms = ms, .n = n,
-				  .rs = rq->defer.answer, .defer = rq->defer};
+				  .rs = rq->defer.answer, .answer = answer,
+				  .defer = rq->defer};
 		/* suspended before it is queued: the leader can only resume
 		 * a suspended request */
 		rq->defer.suspend(rq->defer.conn);
@@ -327,7 +338,8 @@ void rest_commit_put(rest_request *rq, rest_response *rs, sbx_table *t,
 		return;
 	}
 	c->leader = true;
-	commit_job own = {.t = t, .ms = ms, .n = n, .rs = rs, .own = true};
+	commit_job own = {.t = t, .ms = ms, .n = n, .rs = rs, .answer = answer,
+			  .own = true};
 	own.next = take_all(c);
 	lead(c, &own, true);
 	pthread_mutex_unlock(&c->lock);

@@ -257,7 +257,7 @@ static void put_cellset(rest_request *rq, rest_response *rs, sbx_table *t,
 		}
 	}
 	if (rc == SBX_OK) {
-		rest_commit_put(rq, rs, t, ms, n);
+		rest_commit_write(rq, rs, t, ms, n, NULL);
 		if (rs->deferred)
 			return; /* ms is the group commit's now */
 	}
@@ -564,6 +564,17 @@ static int extension_row(rest_request *rq, rest_response *rs, sbx_buf *row)
 	return 0;
 }
 
+/* A column delete naming a family the table lacks is HBase's 404. */
+static void delete_columns_answer(rest_response *rs, int rc)
+{
+	if (rc == SBX_EINVAL)
+		rest_error(rs, 404, "%s", sbx_errmsg());
+	else if (rc)
+		rest_sbx_error(rs, rc);
+	else
+		rest_empty(rs, 200);
+}
+
 static void row_delete(rest_request *rq, rest_response *rs, sbx_table *t)
 {
 	const rest_rowspec *spec = &rq->route.spec;
@@ -599,14 +610,21 @@ static void row_delete(rest_request *rq, rest_response *rs, sbx_table *t)
 							      : (const void *)"",
 						 c->qualifier_len, ts);
 	}
-	if (rc == SBX_OK)
-		rc = sbx_table_mutate(NULL, t, m);
-	if (rc == SBX_EINVAL && spec->ncolumns)
-		rest_error(rs, 404, "%s", sbx_errmsg());
-	else if (rc)
+	rest_answer_fn answer = spec->ncolumns ? delete_columns_answer : NULL;
+	sbx_mutation **ms = rc ? NULL : sbx_calloc(1, sizeof *ms);
+	if (ms) {
+		ms[0] = m;
+		rest_commit_write(rq, rs, t, ms, 1, answer);
+		if (rs->deferred)
+			return; /* ms is the group commit's now */
+	} else if (!rc) {
+		rest_error(rs, 503, "out of memory");
+	} else if (answer) {
+		answer(rs, rc);
+	} else {
 		rest_sbx_error(rs, rc);
-	else
-		rest_empty(rs, 200);
+	}
+	free(ms);
 	sbx_mutation_free(m);
 }
 

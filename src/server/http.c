@@ -67,6 +67,7 @@ void sbx_server_opts_init(sbx_server_opts *o)
 	o->max_ip_connections = 64;
 	o->header_timeout_s = 10;
 	o->idle_timeout_s = 120;
+	o->group_commit = true;
 }
 
 
@@ -503,7 +504,8 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 	int rc = rest_scanners_new(&srv->scanners);
 	if (!rc && (rc = rest_tables_new(&srv->tables)))
 		rest_scanners_free(srv->scanners);
-	if (!rc && (rc = rest_commit_new(&srv->commit, srv))) {
+	if (!rc && srv->opts.group_commit &&
+	    (rc = rest_commit_new(&srv->commit, srv))) {
 		rest_scanners_free(srv->scanners);
 		rest_tables_free(srv->tables);
 	}

@@ -330,15 +330,20 @@ int rest_commit_new(rest_commit **out, rest_server *srv);
 void rest_commit_close(rest_commit *c);
 void rest_commit_free(rest_commit *c);
 rest_commit_stats rest_commit_get_stats(rest_commit *c);
+/* Fill a write's answer from its status; runs on the thread that wrote,
+ * so sbx_errmsg() is the status's message. */
+typedef void (*rest_answer_fn)(rest_response *rs, int rc);
 /*
- * Write the put mutations ms[0..n) of table t and answer rs: inline, or
- * together with other requests' (the file comment of commit.c). When it
- * returns with rs->deferred set, the request waits: ms (the array and the
- * mutations) and the table handle t now belong to the commit, which frees
- * them and answers in rq->defer.answer; otherwise the caller keeps both.
+ * Write the mutations ms[0..n) of table t (puts and deletes: no increment,
+ * append or check) and answer rs through answer (NULL: 200, or
+ * rest_sbx_error): inline, or together with other requests' (the file
+ * comment of commit.c). When it returns with rs->deferred set, the request
+ * waits: ms (the array and the mutations) and the table handle t now
+ * belong to the commit, which frees them and answers in rq->defer.answer;
+ * otherwise the caller keeps both.
  */
-void rest_commit_put(rest_request *rq, rest_response *rs, sbx_table *t,
-		     sbx_mutation **ms, size_t n);
+void rest_commit_write(rest_request *rq, rest_response *rs, sbx_table *t,
+		       sbx_mutation **ms, size_t n, rest_answer_fn answer);
 
 /* ---- open table handles (tables.c) ---------------------------------------- */
 

@@ -35,6 +35,12 @@ typedef struct sbx_server_opts {
 	unsigned header_timeout_s; /* idle limit before a request's headers
 				    * are complete, default 10 */
 	unsigned idle_timeout_s;   /* idle limit otherwise, default 120 */
+	bool group_commit;         /* write concurrent PUTs and DELETEs
+				    * together (commit.c), default true. Only
+				    * for a db whose sbx_table_batch statuses
+				    * are exact per row, as the embedded
+				    * store's: a remote gateway's batch fails
+				    * or succeeds per CellSet */
 } sbx_server_opts;
 
 void sbx_server_opts_init(sbx_server_opts *o);
