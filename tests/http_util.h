@@ -50,26 +50,39 @@ static inline size_t http_header_size(const char *head, const char *name)
 
 static inline int http_read_answer(int fd, char *out, size_t cap);
 
-/* One PUT of body on keep-alive connection fd, sent whole in one send (no
- * Nagle wait between head and body): the answer's status, its body
- * (NUL-ended, cut to cap) in out if out is not NULL; -1 when the
- * connection broke. */
-static inline int http_put(int fd, const char *path, const char *ctype,
-			   const char *body, char *out, size_t cap)
+/* One request on keep-alive connection fd, sent whole in one send (no
+ * Nagle wait between head and body); ctype NULL: no body. The answer's
+ * status, its body (NUL-ended, cut to cap) in out if out is not NULL; -1
+ * when the connection broke. */
+static inline int http_request(int fd, const char *method, const char *path,
+			       const char *ctype, const char *body, char *out,
+			       size_t cap)
 {
+	if (!ctype)
+		body = "";
 	size_t blen = strlen(body), rcap = blen + strlen(path) + 256;
 	char *req = malloc(rcap);
 	if (!req)
 		return -1;
-	int n = snprintf(req, rcap,
-			 "PUT %s HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\n"
-			 "Content-Length: %zu\r\n\r\n%s", path, ctype, blen, body);
+	int n = ctype ? snprintf(req, rcap,
+				 "%s %s HTTP/1.1\r\nHost: x\r\n"
+				 "Content-Type: %s\r\n"
+				 "Content-Length: %zu\r\n\r\n%s",
+				 method, path, ctype, blen, body)
+		      : snprintf(req, rcap, "%s %s HTTP/1.1\r\nHost: x\r\n\r\n",
+				 method, path);
 	ssize_t sent = n > 0 && (size_t)n < rcap ?
 			       send(fd, req, (size_t)n, MSG_NOSIGNAL) : -1;
 	free(req);
 	if (sent != n)
 		return -1;
 	return http_read_answer(fd, out, cap);
+}
+
+static inline int http_put(int fd, const char *path, const char *ctype,
+			   const char *body, char *out, size_t cap)
+{
+	return http_request(fd, "PUT", path, ctype, body, out, cap);
 }
 
 /* Read one answer on fd: its status, its body (NUL-ended, cut to cap) in

@@ -85,6 +85,27 @@ typedef struct client {
 	int other;    /* any other answer */
 } client;
 
+/* Run CLIENTS threads of fn (client ids 0.., round `round`) to their
+ * end; *ok and *other: their answers summed. */
+static bool run_clients(void *(*fn)(void *), client *cl, int round, int *ok,
+			int *other)
+{
+	pthread_t th[CLIENTS];
+	int started = 0;
+	for (; started < CLIENTS; started++) {
+		cl[started] = (client){.id = started, .round = round};
+		if (pthread_create(&th[started], NULL, fn, &cl[started]))
+			break;
+	}
+	*ok = *other = 0;
+	for (int i = 0; i < started; i++) {
+		pthread_join(th[i], NULL);
+		*ok += cl[i].ok;
+		*other += cl[i].other;
+	}
+	return started == CLIENTS;
+}
+
 static void *put_rows(void *arg)
 {
 	client *c = arg;
@@ -112,18 +133,9 @@ static void *put_rows(void *arg)
 static void test_every_put_lands(void)
 {
 	REQUIRE(start("commit_lands"));
-	pthread_t th[CLIENTS];
 	client cl[CLIENTS];
-	for (int i = 0; i < CLIENTS; i++) {
-		cl[i] = (client){.id = i};
-		REQUIRE(pthread_create(&th[i], NULL, put_rows, &cl[i]) == 0);
-	}
-	int ok = 0, other = 0;
-	for (int i = 0; i < CLIENTS; i++) {
-		pthread_join(th[i], NULL);
-		ok += cl[i].ok;
-		other += cl[i].other;
-	}
+	int ok, other;
+	REQUIRE(run_clients(put_rows, cl, 0, &ok, &other));
 	const int hot = PUTS / HOT_EVERY;
 	CHECK_INT(ok, CLIENTS * (PUTS + hot));
 	CHECK_INT(other, 0);
@@ -179,13 +191,7 @@ static void test_every_put_lands(void)
 	CHECK_INT(s.requests, CLIENTS * (PUTS + hot));
 	for (int round = 0; (s.largest < 2 || !s.handoffs) && round < 20;
 	     round++) {
-		for (int i = 0; i < CLIENTS; i++) {
-			cl[i] = (client){.id = i};
-			REQUIRE(pthread_create(&th[i], NULL, put_rows, &cl[i]) ==
-				0);
-		}
-		for (int i = 0; i < CLIENTS; i++)
-			pthread_join(th[i], NULL);
+		REQUIRE(run_clients(put_rows, cl, 0, &ok, &other));
 		s = rest_commit_get_stats(srv->commit);
 	}
 	CHECK(s.batches < s.requests);
@@ -254,7 +260,6 @@ static void *put_mixed(void *arg)
 static void test_failures_stay_apart(void)
 {
 	REQUIRE(start("commit_failures"));
-	pthread_t th[CLIENTS];
 	client cl[CLIENTS];
 	sbx_table *t;
 	REQUIRE(sbx_table_open(&t, db, "t") == SBX_OK);
@@ -263,17 +268,8 @@ static void test_failures_stay_apart(void)
 	rest_commit_stats s = {0};
 	int rounds = 0;
 	for (; rounds < 10 && s.largest < 2; rounds++) {
-		for (int i = 0; i < CLIENTS; i++) {
-			cl[i] = (client){.id = i, .round = rounds};
-			REQUIRE(pthread_create(&th[i], NULL, put_mixed,
-					       &cl[i]) == 0);
-		}
-		int ok = 0, other = 0;
-		for (int i = 0; i < CLIENTS; i++) {
-			pthread_join(th[i], NULL);
-			ok += cl[i].ok;
-			other += cl[i].other;
-		}
+		int ok, other;
+		REQUIRE(run_clients(put_mixed, cl, rounds, &ok, &other));
 		CHECK_INT(ok, CLIENTS * ROUNDS);
 		CHECK_INT(other, 0);
 		int wrong = 0;
@@ -309,12 +305,7 @@ static void test_failures_stay_apart(void)
 
 static int del(int fd, const char *path, char *out, size_t cap)
 {
-	char req[512];
-	int n = snprintf(req, sizeof req,
-			 "DELETE %s HTTP/1.1\r\nHost: x\r\n\r\n", path);
-	if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n)
-		return -1;
-	return http_read_answer(fd, out, cap);
+	return http_request(fd, "DELETE", path, NULL, NULL, out, cap);
 }
 
 static void *put_then_delete(void *arg)
@@ -361,19 +352,9 @@ static void *put_then_delete(void *arg)
 static void test_deletes(void)
 {
 	REQUIRE(start("commit_deletes"));
-	pthread_t th[CLIENTS];
 	client cl[CLIENTS];
-	for (int i = 0; i < CLIENTS; i++) {
-		cl[i] = (client){.id = i};
-		REQUIRE(pthread_create(&th[i], NULL, put_then_delete, &cl[i]) ==
-			0);
-	}
-	int ok = 0, other = 0;
-	for (int i = 0; i < CLIENTS; i++) {
-		pthread_join(th[i], NULL);
-		ok += cl[i].ok;
-		other += cl[i].other;
-	}
+	int ok, other;
+	REQUIRE(run_clients(put_then_delete, cl, 0, &ok, &other));
 	CHECK_INT(ok, 5 * CLIENTS * ROUNDS);
 	CHECK_INT(other, 0);
 	sbx_table *t;
