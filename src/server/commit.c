@@ -35,6 +35,7 @@
 #include "common/alloc.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@ typedef struct commit_job {
 	sbx_mutation **ms;
 	size_t n;
 	rest_response *rs;   /* where the answer goes */
-	rest_answer_fn answer; /* how (NULL: default_answer) */
+	rest_answer_fn answer; /* how (NULL: rest_write_answer) */
 	rest_defer defer;    /* how to resume the request; none for the leader's */
 	bool own;            /* the leader's own request (its caller cleans up) */
 	struct commit_job *next;
@@ -124,8 +125,7 @@ rest_commit_stats rest_commit_get_stats(rest_commit *c)
 	return s;
 }
 
-/* A write's usual answer: 200, or the status's error. */
-static void default_answer(rest_response *rs, int rc)
+void rest_write_answer(rest_response *rs, int rc)
 {
 	if (rc)
 		rest_sbx_error(rs, rc);
@@ -135,7 +135,7 @@ static void default_answer(rest_response *rs, int rc)
 
 static void reply(rest_answer_fn fn, rest_response *rs, int rc)
 {
-	(fn ? fn : default_answer)(rs, rc);
+	(fn ? fn : rest_write_answer)(rs, rc);
 }
 
 /* A job's outcome: its rows' statuses from the group's batch; rows that
@@ -338,9 +338,11 @@ void rest_commit_write(rest_request *rq, rest_response *rs, sbx_table *t,
 		return;
 	}
 	c->leader = true;
+	/* requests queue only while a commit is under way, and the one
+	 * under way empties the queue before it ends */
+	assert(!c->head);
 	commit_job own = {.t = t, .ms = ms, .n = n, .rs = rs, .answer = answer,
 			  .own = true};
-	own.next = take_all(c);
 	lead(c, &own, true);
 	pthread_mutex_unlock(&c->lock);
 }

@@ -569,10 +569,8 @@ static void delete_columns_answer(rest_response *rs, int rc)
 {
 	if (rc == SBX_EINVAL)
 		rest_error(rs, 404, "%s", sbx_errmsg());
-	else if (rc)
-		rest_sbx_error(rs, rc);
 	else
-		rest_empty(rs, 200);
+		rest_write_answer(rs, rc);
 }
 
 static void row_delete(rest_request *rq, rest_response *rs, sbx_table *t)
@@ -619,10 +617,8 @@ static void row_delete(rest_request *rq, rest_response *rs, sbx_table *t)
 			return; /* ms is the group commit's now */
 	} else if (!rc) {
 		rest_error(rs, 503, "out of memory");
-	} else if (answer) {
-		answer(rs, rc);
 	} else {
-		rest_sbx_error(rs, rc);
+		(answer ? answer : rest_write_answer)(rs, rc);
 	}
 	free(ms);
 	sbx_mutation_free(m);

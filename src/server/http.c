@@ -487,6 +487,16 @@ static int listen_on(int *fd_out, const struct sockaddr *sa, socklen_t len,
 	return SBX_OK;
 }
 
+/* What sbx_server_start made (parts not made yet are NULL); the daemon
+ * is stopped already. */
+static void server_free(rest_server *srv)
+{
+	rest_scanners_free(srv->scanners); /* gives back their table handles */
+	rest_tables_free(srv->tables);
+	rest_commit_free(srv->commit);
+	free(srv);
+}
+
 int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 {
 	*out = NULL;
@@ -502,15 +512,12 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 	 * docs/hotspots.md); a caller may have turned it on already */
 	(void)sbx_db_keysample(db, NULL); /* best effort */
 	int rc = rest_scanners_new(&srv->scanners);
-	if (!rc && (rc = rest_tables_new(&srv->tables)))
-		rest_scanners_free(srv->scanners);
-	if (!rc && srv->opts.group_commit &&
-	    (rc = rest_commit_new(&srv->commit, srv))) {
-		rest_scanners_free(srv->scanners);
-		rest_tables_free(srv->tables);
-	}
+	if (!rc)
+		rc = rest_tables_new(&srv->tables);
+	if (!rc && srv->opts.group_commit)
+		rc = rest_commit_new(&srv->commit, srv);
 	if (rc) {
-		free(srv);
+		server_free(srv);
 		return rc;
 	}
 	struct sockaddr_storage ss;
@@ -531,19 +538,13 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 		sslen = sizeof *sin6;
 		flags |= MHD_USE_IPv6;
 	} else {
-		rest_scanners_free(srv->scanners);
-		rest_tables_free(srv->tables);
-		rest_commit_free(srv->commit);
-		free(srv);
+		server_free(srv);
 		return sbx_error_set(SBX_EINVAL, "bad bind address '%s'", bind);
 	}
 	int fd = -1;
 	rc = listen_on(&fd, (struct sockaddr *)&ss, sslen, bind, srv->opts.port);
 	if (rc) {
-		rest_scanners_free(srv->scanners);
-		rest_tables_free(srv->tables);
-		rest_commit_free(srv->commit);
-		free(srv);
+		server_free(srv);
 		return rc;
 	}
 	int threads = srv->opts.threads > 0 ? srv->opts.threads : 4;
@@ -569,10 +570,7 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 		close(fd);
 		rc = sbx_error_set(SBX_EIO, "cannot start the HTTP server on "
 				   "%s port %d", bind, srv->opts.port);
-		rest_scanners_free(srv->scanners);
-		rest_tables_free(srv->tables);
-		rest_commit_free(srv->commit);
-		free(srv);
+		server_free(srv);
 		return rc;
 	}
 	int port = sbx_server_port(srv);
@@ -612,8 +610,5 @@ void sbx_server_stop(sbx_server *s, int64_t drain_ms)
 	 * let the group commit answer every queued PUT first */
 	rest_commit_close(s->commit);
 	MHD_stop_daemon(s->daemon);
-	rest_scanners_free(s->scanners); /* gives back their table handles */
-	rest_tables_free(s->tables);
-	rest_commit_free(s->commit);
-	free(s);
+	server_free(s);
 }

@@ -333,10 +333,12 @@ rest_commit_stats rest_commit_get_stats(rest_commit *c);
 /* Fill a write's answer from its status; runs on the thread that wrote,
  * so sbx_errmsg() is the status's message. */
 typedef void (*rest_answer_fn)(rest_response *rs, int rc);
+/* A write's usual answer: 200, or rest_sbx_error. */
+void rest_write_answer(rest_response *rs, int rc);
 /*
  * Write the mutations ms[0..n) of table t (puts and deletes: no increment,
- * append or check) and answer rs through answer (NULL: 200, or
- * rest_sbx_error): inline, or together with other requests' (the file
+ * append or check) and answer rs through answer (NULL:
+ * rest_write_answer): inline, or together with other requests' (the file
  * comment of commit.c). When it returns with rs->deferred set, the request
  * waits: ms (the array and the mutations) and the table handle t now
  * belong to the commit, which frees them and answers in rq->defer.answer;
