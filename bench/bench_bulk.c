@@ -2,10 +2,12 @@
  * bench_bulk.c - bulk load (sbx_bulk_writer + sbx_table_bulk_load, HBase's
  * HFileOutputFormat2 + completebulkload) against raw RocksDB doing the same
  * (an SstFileWriter with the family's options, then IngestExternalFile),
- * and against loading the same rows through the put path (batches of 256
- * rows). Rows as bench_engine's: "user" + 19 digits, 10 fields x 100 B.
+ * and against loading the same rows through the put path (sbx_table_batch,
+ * --batch rows a call). Rows as bench_engine's: "user" + 19 digits, 10
+ * fields x 100 B.
  *
- * usage: bench_bulk [--rows N] [--rounds R]     (defaults 100000, 5)
+ * usage: bench_bulk [--rows N] [--rounds R] [--batch B]
+ *        (defaults 100000, 5, 256)
  * Each round loads every engine into a fresh directory; medians printed.
  */
 #include "bench_util.h"
@@ -135,18 +137,20 @@ static double load_bulk(const char *dir, long rows)
 	return t;
 }
 
-static double load_puts(const char *dir, long rows)
+static double load_puts(const char *dir, long rows, long batch)
 {
 	sbx_db *db = open_table(dir);
 	sbx_table *t;
 	if (sbx_table_open(&t, db, "usertable"))
 		die("table open");
 	double t0 = now_s();
-	sbx_mutation *ms[256];
+	sbx_mutation **ms = malloc((size_t)batch * sizeof *ms);
+	if (!ms)
+		die("out of memory");
 	char key[32];
 	for (long i = 0; i < rows;) {
 		size_t n = 0;
-		for (; n < 256 && i < rows; n++, i++) {
+		for (; n < (size_t)batch && i < rows; n++, i++) {
 			row_key(key, i);
 			if (sbx_mutation_new(&ms[n], key, 23))
 				die("mutation");
@@ -163,6 +167,7 @@ static double load_puts(const char *dir, long rows)
 	if (sbx_table_flush(db, "usertable")) /* as durable as the files */
 		die("flush");
 	double el = now_s() - t0;
+	free(ms);
 	sbx_table_close(t);
 	sbx_db_close(db);
 	return el;
@@ -172,14 +177,19 @@ int main(int argc, char **argv)
 {
 	long rows = 100000;
 	int rounds = 5;
+	long batch = 256;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--rows"))
 			rows = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--rounds"))
 			rounds = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--batch"))
+			batch = atol(argv[i + 1]);
 	}
-	if (rows < 1 || rounds < 1 || rounds > 32) {
-		fprintf(stderr, "usage: bench_bulk [--rows N] [--rounds R]\n");
+	if (rows < 1 || rounds < 1 || rounds > 32 || batch < 1 ||
+	    batch > 1000000) {
+		fprintf(stderr, "usage: bench_bulk [--rows N] [--rounds R] "
+				"[--batch B]\n");
 		return 2;
 	}
 	for (int i = 0; i < VALUE_LEN; i++)
@@ -197,7 +207,7 @@ int main(int argc, char **argv)
 		snprintf(dir, sizeof dir, "%s/bulk", g_tmp);
 		bulk[r] = load_bulk(dir, rows);
 		snprintf(dir, sizeof dir, "%s/puts", g_tmp);
-		puts[r] = load_puts(dir, rows);
+		puts[r] = load_puts(dir, rows, batch);
 	}
 	snprintf(cmd, sizeof cmd, "rm -rf %s", g_tmp);
 	if (system(cmd))
@@ -212,7 +222,9 @@ int main(int argc, char **argv)
 	       cells / a, 1.0);
 	printf("%-34s %12.0f %8.2f\n", "saltbox bulk writer + bulk load",
 	       cells / b, a / b);
-	printf("%-34s %12.0f %8.2f\n", "saltbox puts (batches of 256 rows)",
-	       cells / c, a / c);
+	char label[64];
+	snprintf(label, sizeof label, "saltbox puts (batches of %ld rows)",
+		 batch);
+	printf("%-34s %12.0f %8.2f\n", label, cells / c, a / c);
 	return 0;
 }

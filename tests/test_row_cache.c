@@ -441,6 +441,106 @@ static void test_writes_merged_match_uncached(void)
 	teardown();
 }
 
+/* A batch merges each mutation's own cells into its row's cached entry
+ * (write.c finds a mutation's run of logged cells by binary search):
+ * rows written twice in one batch, mutations that fail (their cells rolled
+ * back) and increments (applied alone after the batch) between them. Every
+ * row reads back through the cache (all hits) as a store without the cache
+ * reads it. */
+static void test_batch_merges_each_mutation(void)
+{
+	setup("batchmerge", 3);
+	REQUIRE(t);
+	sbx_table *pt;
+	sbx_db *plain = open_plain("batchmerge_plain", 3, &pt);
+	REQUIRE(plain && pt);
+	enum { ROWS = 300, N = 2 * ROWS };
+	char row[16], v[32];
+	for (int i = 0; i < ROWS; i++) {
+		snprintf(row, sizeof row, "r%04d", i);
+		CHECK_INT(put1(t, row, "cf", "q", 1, "old"), SBX_OK);
+		CHECK_INT(put1(pt, row, "cf", "q", 1, "old"), SBX_OK);
+		get1(row); /* now cached */
+	}
+	static sbx_mutation *ms[N];
+	int want[N];
+	for (int i = 0; i < ROWS; i++) {
+		int k = 2 * i;
+		snprintf(row, sizeof row, "r%04d", i);
+		snprintf(v, sizeof v, "a%d", i);
+		REQUIRE(sbx_mutation_new(&ms[k], row, strlen(row)) == SBX_OK);
+		CHECK_INT(sbx_mutation_put(ms[k], "cf", "q", 1,
+					   SBX_LATEST_TIMESTAMP, v, strlen(v)),
+			  SBX_OK);
+		v[0] = 'd';
+		CHECK_INT(sbx_mutation_put(ms[k], "cf", "q3", 2,
+					   SBX_LATEST_TIMESTAMP, v, strlen(v)),
+			  SBX_OK);
+		want[k++] = SBX_OK;
+		want[k] = SBX_OK;
+		if (i % 7 == 0) { /* fails: no such family */
+			want[k] = SBX_ENOFAMILY;
+			snprintf(v, sizeof v, "x%d", i);
+			REQUIRE(sbx_mutation_new(&ms[k], row, strlen(row)) ==
+				SBX_OK);
+			CHECK_INT(sbx_mutation_put(ms[k], "zz", "q", 1,
+						   SBX_LATEST_TIMESTAMP, v,
+						   strlen(v)),
+				  SBX_OK);
+		} else if (i % 5 == 0) { /* the same cell again: it wins */
+			snprintf(v, sizeof v, "z%d", i);
+			REQUIRE(sbx_mutation_new(&ms[k], row, strlen(row)) ==
+				SBX_OK);
+			CHECK_INT(sbx_mutation_put(ms[k], "cf", "q", 1,
+						   SBX_LATEST_TIMESTAMP, v,
+						   strlen(v)),
+				  SBX_OK);
+		} else if (i % 3 == 0) { /* read-modify-write, applied alone */
+			REQUIRE(sbx_mutation_new(&ms[k], row, strlen(row)) ==
+				SBX_OK);
+			CHECK_INT(sbx_mutation_increment(ms[k], "cf", "n", 1, 5),
+				  SBX_OK);
+		} else { /* the next row's other column */
+			snprintf(row, sizeof row, "r%04d", (i + 1) % ROWS);
+			snprintf(v, sizeof v, "c%d", i);
+			REQUIRE(sbx_mutation_new(&ms[k], row, strlen(row)) ==
+				SBX_OK);
+			CHECK_INT(sbx_mutation_put(ms[k], "cf", "q2", 2,
+						   SBX_LATEST_TIMESTAMP, v,
+						   strlen(v)),
+				  SBX_OK);
+		}
+	}
+	static int st[N], pst[N];
+	CHECK_INT(sbx_table_batch(st, t, ms, N), SBX_ENOFAMILY);
+	CHECK_INT(sbx_table_batch(pst, pt, ms, N), SBX_ENOFAMILY);
+	for (int k = 0; k < N; k++) {
+		CHECK_INT(st[k], want[k]);
+		CHECK_INT(pst[k], want[k]);
+		sbx_mutation_free(ms[k]);
+	}
+	reset_delta();
+	CHECK_STR(get1("r0000"), "r0000/cf:q=a0;r0000/cf:q2=c299;r0000/cf:q3=d0;");
+	CHECK_STR(get1("r0005"), "r0005/cf:q=z5;r0005/cf:q2=c4;r0005/cf:q3=d5;");
+	CHECK_STR(get1("r0002"), "r0002/cf:q=a2;r0002/cf:q2=c1;r0002/cf:q3=d2;");
+	/* i = 7's second mutation failed: no q2 from it */
+	CHECK_STR(get1("r0008"), "r0008/cf:q=a8;r0008/cf:q3=d8;");
+	CHECK_STR(get1("r0003"), "r0003/cf:n=\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x05;"
+				 "r0003/cf:q=a3;r0003/cf:q2=c2;r0003/cf:q3=d3;");
+	for (int i = 0; i < ROWS; i++) {
+		snprintf(row, sizeof row, "r%04d", i);
+		char cached[256];
+		snprintf(cached, sizeof cached, "%s", get1(row));
+		CHECK_STR(cached, get_str(pt, row, NULL, false));
+	}
+	char expect[32];
+	snprintf(expect, sizeof expect, "%d/0", ROWS + 5);
+	CHECK_STR(delta(), expect);
+	sbx_table_close(pt);
+	sbx_db_close(plain);
+	teardown();
+}
+
 /* A row whose versions pile up (a hot column rewritten, nothing
  * compacted yet) is merged into while its entry stays within 16 KiB, then
  * erased by the write that would pass it; the next get reads it from
@@ -1014,7 +1114,8 @@ static void test_byte_bound_holds(void)
 
 TEST_MAIN(T(test_hit_after_miss_and_put_updates), T(test_every_write_seen),
 	  T(test_versions_ranges_filters_match_uncached),
-	  T(test_writes_merged_match_uncached), T(test_entry_max_16k),
+	  T(test_writes_merged_match_uncached),
+	  T(test_batch_merges_each_mutation), T(test_entry_max_16k),
 	  T(test_trimmed_pile_matches_uncached),
 	  T(test_multirow_write_keeps_rows_cached),
 	  T(test_pile_seek_keeps_family_markers),

@@ -71,10 +71,36 @@ static void cache_forget_row(engine *e, table *t, const uint8_t *row,
 typedef struct cache_log {
 	rowbuf cells; /* full keys and values, in write order */
 	family **fam; /* each cell's family */
-	size_t *mut;  /* each cell's mutation (an index into the batch) */
+	size_t *mut;  /* each cell's mutation (an index into the batch);
+		       * mutations are built in ascending order, so this never
+		       * decreases and a mutation's cells are one run */
 	size_t cur;   /* the mutation being built */
 	bool failed;  /* out of memory: the rows' entries are erased */
 } cache_log;
+
+/* The run of logged cells [*lo, *hi) of mutation mi (empty if none): a
+ * binary search, so a batch of n mutations finds its runs in O(n log n),
+ * not O(n^2). */
+static void log_run(const cache_log *l, size_t mi, size_t *lo, size_t *hi)
+{
+	size_t a = 0, b = l->cells.n;
+	while (a < b) { /* first cell of a mutation >= mi */
+		size_t mid = a + (b - a) / 2;
+		if (l->mut[mid] < mi)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo = a;
+	for (b = l->cells.n; a < b;) { /* first cell of a mutation > mi */
+		size_t mid = a + (b - a) / 2;
+		if (l->mut[mid] <= mi)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*hi = a;
+}
 
 static void log_cell(cache_log *l, family *f, const uint8_t *k, size_t kl,
 		     const uint8_t *v, size_t vl)
@@ -107,6 +133,7 @@ static void log_cell(cache_log *l, family *f, const uint8_t *k, size_t kl,
 	b->ents[b->n] = (rowbuf_ent){.koff = koff, .klen = kl,
 				     .voff = koff + kl, .vlen = vl};
 	l->fam[b->n] = f;
+	assert(b->n == 0 || l->mut[b->n - 1] <= l->cur);
 	l->mut[b->n] = l->cur;
 	b->n++;
 }
@@ -148,9 +175,9 @@ static void cache_write_row(engine *e, table *t, const uint8_t *row,
 		return;
 	}
 	const rowbuf *b = &l->cells;
-	size_t n = 0;
-	for (size_t i = 0; i < b->n; i++)
-		n += l->mut[i] == mi;
+	size_t lo, hi;
+	log_run(l, mi, &lo, &hi);
+	size_t n = hi - lo;
 	if (!n)
 		return;
 	logged_key *v = sbx_malloc(n * sizeof *v);
@@ -164,8 +191,8 @@ static void cache_write_row(engine *e, table *t, const uint8_t *row,
 	for (size_t fi = 0; fi < t->nfams; fi++) {
 		family *f = t->fams[fi];
 		size_t m = 0, plen = 0;
-		for (size_t i = 0; i < b->n; i++)
-			if (l->mut[i] == mi && l->fam[i] == f)
+		for (size_t i = lo; i < hi; i++)
+			if (l->fam[i] == f)
 				v[m++] = (logged_key){
 				    b->arena.data + b->ents[i].koff,
 				    b->ents[i].klen, i};
