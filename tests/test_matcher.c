@@ -302,6 +302,24 @@ static void test_selected_columns(void)
 	 * it holds the family markers, which still apply. */
 	p.ncolumns = 1;
 	CHECK_STR(run(&p, "@5 @4/DF @4 b@4 b@3"), "next-col skip - skip skip");
+
+	/* Seven selected columns: an unselected one seeks to the first
+	 * selected column after it wherever it falls (the search is binary):
+	 * before the first, between two (a prefix of the next: "cc" < "ccc"),
+	 * just past one ("e0" > "e"), and past the last. */
+	sbx_buf many[7] = {{(uint8_t *)"b", 1, 1},   {(uint8_t *)"ccc", 3, 3},
+			   {(uint8_t *)"e", 1, 1},   {(uint8_t *)"g", 1, 1},
+			   {(uint8_t *)"h", 1, 1},   {(uint8_t *)"j", 1, 1},
+			   {(uint8_t *)"m", 1, 1}};
+	p.columns = many;
+	p.ncolumns = 7;
+	CHECK_STR(run(&p, "a@1 b@1 cc@1 ccc@1 e0@1 g@1 h@1 i@1 j@1 k@1 m@1"),
+		  "seek:b include seek:ccc include seek:g include include "
+		  "seek:j include seek:m include");
+	CHECK_STR(run(&p, "a@1 n@1"), "seek:b next-row");
+	CHECK_STR(run(&p, "m@2 m@1 n@1"), "include include next-row");
+	p.ncolumns = 6; /* "k" is past the last selected column, "j" */
+	CHECK_STR(run(&p, "j@1 k@1 m@1"), "include next-row -");
 }
 
 /* A filter whose filter_cell answers `code` for the cells whose value is

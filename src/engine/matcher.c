@@ -58,14 +58,21 @@ match_code matcher_unselected_column(matcher *m, const uint8_t *q, size_t ql)
 {
 	if (ql == 0)
 		return MATCH_NEXT_COL;
-	for (size_t i = 0; i < m->p.ncolumns; i++) {
-		const sbx_buf *col = &m->p.columns[i];
-		if (cmp_bytes(col->data, col->len, q, ql) > 0) {
-			m->seek_column = col;
-			return MATCH_SEEK_COL;
-		}
+	/* the first selected column after q: a binary search (a get naming
+	 * many columns meets as many unselected ones) */
+	size_t lo = 0, hi = m->p.ncolumns;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const sbx_buf *col = &m->p.columns[mid];
+		if (cmp_bytes(col->data, col->len, q, ql) > 0)
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
-	return MATCH_NEXT_ROW; /* no selected column after this one */
+	if (lo == m->p.ncolumns)
+		return MATCH_NEXT_ROW; /* no selected column after this one */
+	m->seek_column = &m->p.columns[lo];
+	return MATCH_SEEK_COL;
 }
 
 static bool ts_set_has(const ts_set *s, int64_t ts)
