@@ -115,13 +115,15 @@ static int tdel(sbx_txn *txn, sbx_table *t, const char *row, const char *q)
 	return rc;
 }
 
-/* A row through the transaction, "cf:q=v;..." without timestamps. */
-static const char *tget(sbx_txn *txn, sbx_table *t, const char *row)
+/* A row through the transaction, "cf:q=v;..." without timestamps, read
+ * with o (NULL: the defaults). */
+static const char *tget_with(sbx_txn *txn, sbx_table *t, const char *row,
+			     const sbx_read_opts *o)
 {
 	static char buf[4096];
 	buf[0] = 0;
 	sbx_result *r = NULL;
-	int rc = sbx_txn_get(&r, txn, t, row, strlen(row), NULL);
+	int rc = sbx_txn_get(&r, txn, t, row, strlen(row), o);
 	if (rc) {
 		snprintf(buf, sizeof buf, "ERR %s", sbx_strerror(rc));
 		return buf;
@@ -136,6 +138,11 @@ static const char *tget(sbx_txn *txn, sbx_table *t, const char *row)
 	}
 	sbx_result_free(r);
 	return buf;
+}
+
+static const char *tget(sbx_txn *txn, sbx_table *t, const char *row)
+{
+	return tget_with(txn, t, row, NULL);
 }
 
 /* The row's data as a plain read sees it (family cf only). */
@@ -1394,8 +1401,101 @@ static void test_blind_write_over_future_cell(void)
 	teardown();
 }
 
+/* Random logs of puts, column deletes and row deletes over rows with
+ * stored versions: what the transaction reads of its own row, and the row
+ * after commit, are what a model says - the log applied in order (a put
+ * replaces the column's own value; a delete drops the column's own value
+ * and every stored version; a row delete every column), each column its
+ * own value over its stored versions, newest first, three at most. The
+ * log is normalized by sorting (txn.c); the model walks it in order. */
+static void test_random_logs_match_model(void)
+{
+	REQUIRE(setup("txn_random_logs"));
+	static const char *qs[] = {"a", "b", "c", "d"};
+	enum { NQ = 4, ROUNDS = 40 };
+	uint64_t seed = 12345;
+#define RND(n) ((seed = seed * 6364136223846793005ull + 1442695040888963407ull), \
+		(int)((seed >> 33) % (uint64_t)(n)))
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	o.max_versions = 3;
+	sbx_column col = {"cf", NULL, 0};
+	o.columns = &col;
+	o.ncolumns = 1;
+	for (int round = 0; round < ROUNDS; round++) {
+		char row[16], v[32];
+		snprintf(row, sizeof row, "r%d", round);
+		/* the model: stored versions (newest first) and own values */
+		char base[NQ][3][32];
+		int nbase[NQ] = {0};
+		char own[NQ][32];
+		bool has_own[NQ] = {false};
+		for (int q = 0; q < NQ; q++) {
+			int n = RND(4);
+			for (int k = 0; k < n; k++) {
+				snprintf(v, sizeof v, "s%d", k);
+				CHECK_INT(put1(tb, row, "cf", qs[q], 10 + k, v),
+					  SBX_OK);
+			}
+			for (int k = 0; k < n && k < 3; k++)
+				snprintf(base[q][k], sizeof base[q][k], "s%d",
+					 n - 1 - k);
+			nbase[q] = n < 3 ? n : 3;
+		}
+		sbx_txn *txn = begin();
+		REQUIRE(txn);
+		int nops = 1 + RND(12);
+		for (int k = 0; k < nops; k++) {
+			int q = RND(NQ), what = RND(20);
+			if (what < 12) {
+				snprintf(v, sizeof v, "t%d", k);
+				CHECK_INT(tput(txn, tb, row, qs[q], v), SBX_OK);
+				snprintf(own[q], sizeof own[q], "%s", v);
+				has_own[q] = true;
+			} else if (what < 17) {
+				CHECK_INT(tdel(txn, tb, row, qs[q]), SBX_OK);
+				has_own[q] = false;
+				nbase[q] = 0;
+			} else {
+				CHECK_INT(tdel(txn, tb, row, NULL), SBX_OK);
+				for (int j = 0; j < NQ; j++)
+					has_own[j] = false, nbase[j] = 0;
+			}
+		}
+		char want[1024] = "", stored[1200] = "";
+		for (int q = 0; q < NQ; q++) {
+			int shown = 0;
+			if (has_own[q]) {
+				size_t at = strlen(want);
+				snprintf(want + at, sizeof want - at, "cf:%s=%s;",
+					 qs[q], own[q]);
+				shown++;
+			}
+			for (int k = 0; k < nbase[q] && shown < 3; k++, shown++) {
+				size_t at = strlen(want);
+				snprintf(want + at, sizeof want - at, "cf:%s=%s;",
+					 qs[q], base[q][k]);
+			}
+		}
+		CHECK_STR(tget_with(txn, tb, row, &o), want);
+		CHECK_INT(sbx_txn_commit(txn), SBX_OK);
+		/* after commit: the same cells, as "row/cf:q=v;" */
+		for (const char *p = want; *p;) {
+			const char *end = strchr(p, ';');
+			size_t at = strlen(stored);
+			snprintf(stored + at, sizeof stored - at, "%s/%.*s;", row,
+				 (int)(end - p), p);
+			p = end + 1;
+		}
+		CHECK_STR(get_str(tb, row, &o, false), stored);
+	}
+#undef RND
+	teardown();
+}
+
 TEST_MAIN(T(test_lock_codec), T(test_commit_and_read_own_writes),
 	  T(test_rollback_leaves_nothing), T(test_deletes_increments_appends),
+	  T(test_random_logs_match_model),
 	  T(test_write_write_conflict), T(test_write_skew_prevented),
 	  T(test_read_only_validation), T(test_lost_update_counts_exactly),
 	  T(test_mixed_paths),

@@ -255,35 +255,127 @@ static bool same_column(const tx_op *a, const tx_op *b)
 		!memcmp(a->qualifier, b->qualifier, a->qualifier_len));
 }
 
-/* Does a later op `d` (a delete) cover `p`? */
-static bool covers(const tx_op *d, const tx_op *p)
+static int cmp_len_bytes(const void *a, size_t al, const void *b, size_t bl)
 {
-	if (d->kind == TX_DELETE_FAMILY)
-		return same_family(d, p);
-	if (d->kind == TX_DELETE_COLUMN)
-		return p->kind != TX_DELETE_FAMILY && same_column(d, p);
-	return p->kind == TX_PUT && same_column(d, p); /* a later put */
+	size_t n = al < bl ? al : bl;
+	int c = n ? memcmp(a, b, n) : 0;
+	if (c)
+		return c;
+	return al < bl ? -1 : al > bl;
 }
 
+/* An op and its position in its row's log; sorted by column (family, then
+ * qualifier; a DeleteFamily's empty qualifier sorts with the family's
+ * empty-qualifier column), then position, so a column's ops are one run
+ * and a family's columns are one run. */
+typedef struct op_ref {
+	const tx_op *op;
+	size_t pos;
+} op_ref;
+
+static int cmp_column(const tx_op *op, const char *family, size_t family_len,
+		      const uint8_t *q, size_t ql)
+{
+	int c = cmp_len_bytes(op->family, op->family_len, family, family_len);
+	return c ? c : cmp_len_bytes(op->qualifier, op->qualifier_len, q, ql);
+}
+
+static int op_ref_order(const void *pa, const void *pb)
+{
+	const op_ref *a = pa, *b = pb;
+	int c = cmp_column(a->op, b->op->family, b->op->family_len,
+			   b->op->qualifier, b->op->qualifier_len);
+	if (c)
+		return c;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static int op_refs_sorted(op_ref **out, const tx_op *ops, size_t n)
+{
+	op_ref *v = sbx_malloc((n ? n : 1) * sizeof *v);
+	if (!v)
+		return SBX_ENOMEM_SET();
+	for (size_t i = 0; i < n; i++)
+		v[i] = (op_ref){&ops[i], i};
+	qsort(v, n, sizeof *v, op_ref_order);
+	*out = v;
+	return SBX_OK;
+}
+
+/* The first of the sorted refs whose column is at or after (family, q). */
+static size_t op_refs_find(const op_ref *v, size_t n, const char *family,
+			   size_t family_len, const uint8_t *q, size_t ql)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_column(v[mid].op, family, family_len, q, ql) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * A log entry is dropped when a later one covers it: a later DeleteFamily
+ * covers every op of its family, a later DeleteColumn every op of its
+ * column but a DeleteFamily, a later put an earlier put of its column.
+ * Found over the ops sorted by column (O(n log n): a transaction writing
+ * thousands of cells to one row read and committed in quadratic time
+ * when each op looked at every later one).
+ */
 int tx_normalize(tx_op **out, size_t *n, const tx_row *r)
 {
 	*out = NULL;
 	*n = 0;
 	if (!r->nops)
 		return SBX_OK;
-	tx_op *v = sbx_malloc(r->nops * sizeof *v);
-	if (!v)
+	size_t nops = r->nops;
+	op_ref *refs;
+	int rc = op_refs_sorted(&refs, r->ops, nops);
+	if (rc)
+		return rc;
+	bool *keep = sbx_malloc(nops * sizeof *keep);
+	tx_op *v = keep ? sbx_malloc(nops * sizeof *v) : NULL;
+	if (!v) {
+		free(refs);
+		free(keep);
 		return SBX_ENOMEM_SET();
-	size_t k = 0;
-	for (size_t i = 0; i < r->nops; i++) {
-		const tx_op *op = &r->ops[i];
-		bool keep = true;
-		for (size_t j = i + 1; keep && j < r->nops; j++)
-			if (covers(&r->ops[j], op))
-				keep = false;
-		if (keep)
-			v[k++] = *op;
 	}
+	for (size_t f = 0, fend; f < nops; f = fend) {
+		size_t last_df = 0; /* 1 + the family's last DeleteFamily */
+		for (fend = f; fend < nops && same_family(refs[fend].op,
+							  refs[f].op);
+		     fend++)
+			if (refs[fend].op->kind == TX_DELETE_FAMILY &&
+			    refs[fend].pos + 1 > last_df)
+				last_df = refs[fend].pos + 1;
+		for (size_t c = f, cend; c < fend; c = cend) {
+			for (cend = c; cend < fend &&
+				       same_column(refs[cend].op, refs[c].op);
+			     cend++)
+				;
+			bool later_dc = false, later_put = false;
+			for (size_t k = cend; k-- > c;) { /* latest first */
+				const tx_op *op = refs[k].op;
+				size_t pos = refs[k].pos;
+				keep[pos] = !(last_df > pos + 1 ||
+					      (op->kind != TX_DELETE_FAMILY &&
+					       later_dc) ||
+					      (op->kind == TX_PUT && later_put));
+				later_dc = later_dc ||
+					   op->kind == TX_DELETE_COLUMN;
+				later_put = later_put || op->kind == TX_PUT;
+			}
+		}
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < nops; i++)
+		if (keep[i])
+			v[k++] = r->ops[i];
+	free(refs);
+	free(keep);
 	*out = v;
 	*n = k;
 	return SBX_OK;
@@ -374,17 +466,6 @@ static int cell_order(const void *pa, const void *pb)
 	return (int)b->type - (int)a->type;
 }
 
-static bool cell_is(const sbx_cell *c, const tx_op *op, bool whole_family)
-{
-	if (c->family_len != op->family_len ||
-	    memcmp(c->family, op->family, op->family_len))
-		return false;
-	return whole_family ||
-	       (c->qualifier_len == op->qualifier_len &&
-		(!op->qualifier_len ||
-		 !memcmp(c->qualifier, op->qualifier, op->qualifier_len)));
-}
-
 int tx_merge(sbx_result **out, const tx_row *r, const uint8_t *row,
 	     size_t row_len, const sbx_result *base, const sbx_read_opts *o)
 {
@@ -397,7 +478,12 @@ int tx_merge(sbx_result **out, const tx_row *r, const uint8_t *row,
 	size_t nbase;
 	const sbx_cell *bc = sbx_result_cells(base, &nbase);
 	sbx_cell *cells = sbx_malloc((nbase + nops + 1) * sizeof *cells);
-	if (!cells) {
+	/* per op (by its position): the stored versions of its column kept */
+	size_t *kept = sbx_calloc(nops ? nops : 1, sizeof *kept);
+	op_ref *refs = NULL;
+	if (!cells || !kept || op_refs_sorted(&refs, ops, nops)) {
+		free(cells);
+		free(kept);
 		free(ops);
 		return SBX_ENOMEM_SET();
 	}
@@ -405,28 +491,47 @@ int tx_merge(sbx_result **out, const tx_row *r, const uint8_t *row,
 	size_t n = 0;
 	for (size_t i = 0; i < nbase; i++) {
 		const sbx_cell *c = &bc[i];
-		bool keep = !is_lock_cell(c);
-		for (size_t k = 0; keep && k < nops; k++) {
-			const tx_op *op = &ops[k];
-			if (op->kind == TX_DELETE_FAMILY)
-				keep = !cell_is(c, op, true);
-			else if (op->kind == TX_DELETE_COLUMN)
-				keep = !cell_is(c, op, false);
-		}
-		/* a put of ours is the newest version: one fewer old one */
-		for (size_t k = 0; keep && own_visible && k < nops; k++)
-			if (ops[k].kind == TX_PUT &&
-			    cell_is(c, &ops[k], false) &&
-			    selected(o, &ops[k]) && o->max_versions > 0) {
-				size_t older = 0;
-				for (size_t j = 0; j < n; j++)
-					older +=
-					    cell_is(&cells[j], &ops[k], false);
-				keep = (int)older + 1 < o->max_versions;
+		if (is_lock_cell(c))
+			continue;
+		/* normalized, a column has at most a DeleteFamily (in the
+		 * family's empty-qualifier column), a DeleteColumn and a put */
+		bool deleted = false;
+		const tx_op *put = NULL;
+		size_t put_pos = 0;
+		for (size_t k = op_refs_find(refs, nops, c->family,
+					     c->family_len, NULL, 0);
+		     k < nops && !cmp_column(refs[k].op, c->family,
+					     c->family_len, NULL, 0);
+		     k++)
+			deleted = deleted ||
+				  refs[k].op->kind == TX_DELETE_FAMILY;
+		for (size_t k = op_refs_find(refs, nops, c->family,
+					     c->family_len, c->qualifier,
+					     c->qualifier_len);
+		     k < nops && !cmp_column(refs[k].op, c->family,
+					     c->family_len, c->qualifier,
+					     c->qualifier_len);
+		     k++) {
+			if (refs[k].op->kind == TX_DELETE_COLUMN)
+				deleted = true;
+			else if (refs[k].op->kind == TX_PUT) {
+				put = refs[k].op;
+				put_pos = refs[k].pos;
 			}
-		if (keep)
-			cells[n++] = *c;
+		}
+		if (deleted)
+			continue;
+		/* a put of ours is the newest version: one fewer old one */
+		if (put && own_visible && selected(o, put) &&
+		    o->max_versions > 0 &&
+		    (int)kept[put_pos] + 1 >= o->max_versions)
+			continue;
+		if (put)
+			kept[put_pos]++;
+		cells[n++] = *c;
 	}
+	free(refs);
+	free(kept);
 	for (size_t k = 0; own_visible && k < nops; k++) {
 		if (ops[k].kind != TX_PUT || !selected(o, &ops[k]))
 			continue;
