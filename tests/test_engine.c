@@ -356,6 +356,55 @@ static void test_increment_append(void)
 	sbx_mutation_free(m);
 	CHECK_STR(get_str(t, "r", &o, false),
 		  "r/cf:n=\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFD;r/cf:s=abcd;");
+
+	/* many counters in one mutation, each column met three times (a
+	 * hashed lookup finds its value so far): the result holds each final
+	 * value once, in the order the columns first appear */
+	enum { NC = 300, NS = 40 };
+	CHECK_INT(sbx_mutation_new(&m, "many", 4), SBX_OK);
+	char q[16];
+	for (int pass = 0; pass < 3; pass++) {
+		for (int i = 0; i < NC; i++) {
+			snprintf(q, sizeof q, "c%03d", i);
+			int64_t by = pass == 0 ? i : pass == 1 ? 1 : -2;
+			CHECK_INT(sbx_mutation_increment(m, "cf", q, 4, by),
+				  SBX_OK);
+		}
+		for (int i = 0; pass < 2 && i < NS; i++) {
+			snprintf(q, sizeof q, "s%02d", i);
+			CHECK_INT(sbx_mutation_append(m, "cf", q, 3,
+						      pass ? "y" : "x", 1),
+				  SBX_OK);
+		}
+	}
+	CHECK_INT(sbx_table_mutate(&r, t, m), SBX_OK);
+	sbx_mutation_free(m);
+	REQUIRE(r);
+	CHECK(sbx_result_size(r) == NC + NS);
+	for (size_t i = 0; i < sbx_result_size(r); i++) {
+		const sbx_cell *c = sbx_result_cell(r, i);
+		if (i < NC) { /* c000..c299: i + 1 - 2 */
+			snprintf(q, sizeof q, "c%03d", (int)i);
+			CHECK(c->qualifier_len == 4 &&
+			      !memcmp(c->qualifier, q, 4));
+			uint8_t want[8];
+			uint64_t v = (uint64_t)((int64_t)i - 1);
+			for (int k = 7; k >= 0; k--, v >>= 8)
+				want[k] = (uint8_t)v;
+			CHECK(c->value_len == 8 && !memcmp(c->value, want, 8));
+		} else {
+			snprintf(q, sizeof q, "s%02d", (int)(i - NC));
+			CHECK(c->qualifier_len == 3 &&
+			      !memcmp(c->qualifier, q, 3));
+			CHECK(c->value_len == 2 && !memcmp(c->value, "xy", 2));
+		}
+	}
+	sbx_result_free(r);
+	sbx_column col = {"cf", "c007", 4};
+	o.columns = &col;
+	o.ncolumns = 1;
+	CHECK_STR(get_str(t, "many", &o, false),
+		  "many/cf:c007=\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x06;");
 	teardown();
 }
 

@@ -368,21 +368,85 @@ typedef struct row_batch {
 	sbx_buf key;     /* the cell key being written */
 	sbx_buf cur;     /* a column's value read back (deletes, rmw) */
 	rmw_value *vals; /* increments' and appends' results, in op order */
-	size_t nvals;
+	size_t nvals, cap_vals;
+	size_t *slots;   /* a hash of vals by column: index + 1, 0 empty */
+	size_t nslots;   /* 0 or a power of two over twice nvals */
 } row_batch;
 
+static uint64_t rmw_hash(const sbx_mutation *m, const mut_op *op)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+	const uint8_t *p = (const uint8_t *)mut_family(m, op);
+	for (size_t i = 0; i < op->family_len; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	h = (h ^ 0x100) * 1099511628211ull; /* family | qualifier */
+	p = mut_qual(m, op);
+	for (size_t i = 0; i < op->qual_len; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+static bool same_column(const sbx_mutation *m, const mut_op *a,
+			const mut_op *b)
+{
+	return a->family_len == b->family_len && a->qual_len == b->qual_len &&
+	       !memcmp(mut_family(m, a), mut_family(m, b), a->family_len) &&
+	       !memcmp(mut_qual(m, a), mut_qual(m, b), a->qual_len);
+}
+
+/* The value an earlier increment or append of op's column produced. A
+ * hash lookup: a mutation may hold thousands of counters. */
 static rmw_value *find_rmw(const row_batch *b, const mut_op *op)
 {
-	const sbx_mutation *m = b->m;
-	for (size_t i = b->nvals; i-- > 0;) {
-		const mut_op *o = b->vals[i].op;
-		if (o->family_len == op->family_len &&
-		    o->qual_len == op->qual_len &&
-		    !memcmp(mut_family(m, o), mut_family(m, op), op->family_len) &&
-		    !memcmp(mut_qual(m, o), mut_qual(m, op), op->qual_len))
-			return &b->vals[i];
+	if (!b->nslots)
+		return NULL;
+	size_t mask = b->nslots - 1;
+	for (size_t at = rmw_hash(b->m, op) & mask; b->slots[at];
+	     at = (at + 1) & mask) {
+		rmw_value *v = &b->vals[b->slots[at] - 1];
+		if (same_column(b->m, v->op, op))
+			return v;
 	}
 	return NULL;
+}
+
+static void rmw_slot(size_t *slots, size_t nslots, const row_batch *b,
+		     size_t i)
+{
+	size_t mask = nslots - 1;
+	size_t at = rmw_hash(b->m, b->vals[i].op) & mask;
+	while (slots[at])
+		at = (at + 1) & mask;
+	slots[at] = i + 1;
+}
+
+/* A new value for a column no earlier op produced one for. */
+static rmw_value *rmw_add(row_batch *b, const mut_op *op)
+{
+	if (b->nvals == b->cap_vals) {
+		size_t cap = b->cap_vals ? b->cap_vals * 2 : 4;
+		rmw_value *v = sbx_realloc(b->vals, cap * sizeof *v);
+		if (!v)
+			return NULL;
+		b->vals = v;
+		b->cap_vals = cap;
+	}
+	if ((b->nvals + 1) * 2 > b->nslots) { /* rehash into twice the room */
+		size_t ns = b->nslots ? b->nslots * 2 : 16;
+		size_t *slots = sbx_calloc(ns, sizeof *slots);
+		if (!slots)
+			return NULL;
+		for (size_t i = 0; i < b->nvals; i++)
+			rmw_slot(slots, ns, b, i);
+		free(b->slots);
+		b->slots = slots;
+		b->nslots = ns;
+	}
+	rmw_value *v = &b->vals[b->nvals];
+	memset(v, 0, sizeof *v);
+	v->op = op;
+	rmw_slot(b->slots, b->nslots, b, b->nvals++);
+	return v;
 }
 
 /* Write one cell of the row to family f. */
@@ -474,14 +538,8 @@ static int rmw_write(row_batch *b, const mut_op *op, family *f, int64_t ts,
 			  SBX_CELL_PUT, b->cur.data, b->cur.len);
 	if (rc)
 		return rc;
-	if (!prev) {
-		rmw_value *v = sbx_realloc(b->vals, (b->nvals + 1) * sizeof *v);
-		if (!v)
-			return SBX_ENOMEM_SET();
-		b->vals = v;
-		prev = &b->vals[b->nvals++];
-		memset(prev, 0, sizeof *prev);
-	}
+	if (!prev && !(prev = rmw_add(b, op)))
+		return SBX_ENOMEM_SET();
 	prev->op = op;
 	prev->ts = ts;
 	return sbx_buf_set(&prev->value, b->cur.data, b->cur.len);
@@ -583,6 +641,7 @@ static int build_row_batch(engine *e, table *t, const sbx_mutation *m,
 	for (size_t i = 0; i < b.nvals; i++)
 		sbx_buf_free(&b.vals[i].value);
 	free(b.vals);
+	free(b.slots);
 	sbx_buf_free(&b.key);
 	sbx_buf_free(&b.cur);
 	return rc;
