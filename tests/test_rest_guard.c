@@ -437,6 +437,77 @@ static void test_scanner_caps(void)
 	sbx_db_close(db);
 }
 
+/* The scanner registry at scale (a hash by id, a use-ordered list for
+ * expiry, per-client counts): 300 scanners open at once, each found by its
+ * id; deleting half frees their ids and the client's count; the total cap
+ * holds; a scanner used recently outlives older idle ones, and the expired
+ * give their client's count back. */
+static void test_scanner_registry(void)
+{
+	sbx_db *db = fresh_db("guard_registry");
+	REQUIRE(db);
+	sbx_server_opts o;
+	sbx_server_opts_init(&o);
+	o.port = 0;
+	o.max_scanners = 300;
+	o.max_client_scanners = 300;
+	int port;
+	sbx_server *srv = serve(db, &o, &port);
+	REQUIRE(srv);
+	const char *ct = "Content-Type: application/json\r\n";
+	static char paths[300][128];
+	for (int i = 0; i < 300; i++) {
+		CHECK_INT(req(port, "PUT", "/t/scanner", ct, "{}", reply,
+			      sizeof reply), 201);
+		snprintf(paths[i], sizeof paths[i], "/t/scanner/%s",
+			 location_id(reply));
+	}
+	CHECK_INT(req(port, "PUT", "/t/scanner", ct, "{}", reply, sizeof reply),
+		  503);
+	CHECK(strstr(reply, "too many open scanners (300)"));
+	for (int i = 0; i < 300; i++) /* each found: the empty table's 204 */
+		CHECK_INT(req(port, "GET", paths[i], "", "", reply,
+			      sizeof reply), 204);
+	for (int i = 0; i < 300; i += 2)
+		CHECK_INT(req(port, "DELETE", paths[i], "", "", reply,
+			      sizeof reply), 200);
+	for (int i = 0; i < 300; i++)
+		CHECK_INT(req(port, "GET", paths[i], "", "", reply,
+			      sizeof reply), i % 2 ? 204 : 404);
+	for (int i = 0; i < 150; i++)
+		CHECK_INT(req(port, "PUT", "/t/scanner", ct, "{}", reply,
+			      sizeof reply), 201);
+	CHECK_INT(req(port, "PUT", "/t/scanner", ct, "{}", reply, sizeof reply),
+		  503);
+	sbx_server_stop(srv, 1000);
+
+	o.scanner_idle_ms = 1000;
+	o.max_client_scanners = 3;
+	srv = serve(db, &o, &port);
+	REQUIRE(srv);
+	char abc[3][128];
+	for (int i = 0; i < 3; i++) {
+		CHECK_INT(req(port, "PUT", "/t/scanner", ct, "{}", reply,
+			      sizeof reply), 201);
+		snprintf(abc[i], sizeof abc[i], "/t/scanner/%s",
+			 location_id(reply));
+	}
+	struct timespec ts = {0, 600 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	CHECK_INT(req(port, "GET", abc[0], "", "", reply, sizeof reply), 204);
+	nanosleep(&ts, NULL); /* b and c idle 1.2 s, a 0.6 s */
+	CHECK_INT(req(port, "GET", abc[1], "", "", reply, sizeof reply), 404);
+	CHECK_INT(req(port, "GET", abc[2], "", "", reply, sizeof reply), 404);
+	CHECK_INT(req(port, "GET", abc[0], "", "", reply, sizeof reply), 204);
+	for (int i = 0; i < 2; i++)
+		CHECK_INT(req(port, "PUT", "/t/scanner", ct, "{}", reply,
+			      sizeof reply), 201);
+	CHECK_INT(req(port, "PUT", "/t/scanner", ct, "{}", reply, sizeof reply),
+		  429);
+	sbx_server_stop(srv, 1000);
+	sbx_db_close(db);
+}
+
 /* ---- 8. names and headers HBase refuses ---------------------------------- */
 
 static void test_names_and_headers(void)
@@ -624,5 +695,5 @@ static void test_stop_at_connection_limit(void)
 }
 
 TEST_MAIN(T(test_port_in_use), T(test_dir_in_use), T(test_framing),
-	  T(test_token), T(test_scanner_caps), T(test_names_and_headers),
+	  T(test_token), T(test_scanner_caps), T(test_scanner_registry), T(test_names_and_headers),
 	  T(test_slow_connections), T(test_stop_at_connection_limit))

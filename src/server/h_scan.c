@@ -275,10 +275,24 @@ out:
 
 /* ---- stateful scanners ------------------------------------------------------------------ */
 
+/*
+ * The registry: a hash of the open scanners by id, the same entries on a
+ * list ordered by last use (expiry takes the idle ones from its old end),
+ * and a hash of per-client counts. Every step is O(1) in the number of
+ * open scanners (up to max_scanners, 10,000 by default): a linear list
+ * walked three times a request made each page cost 17x more with 9,000
+ * scanners open (wrk: 43k -> 2.6k pages/s).
+ */
+typedef struct client_count {
+	char client[64];
+	size_t n;
+	struct client_count *next; /* in its hash bucket */
+} client_count;
+
 typedef struct scanner_entry {
 	char id[48];           /* 128 random bits in hex: unguessable */
 	rest_server *srv;      /* t is borrowed from its handle cache */
-	char client[64];       /* the address that opened it */
+	client_count *client;  /* the address that opened it, and its count */
 	bool authed;           /* opened with the token: only it pages it */
 	sbx_table *t;
 	sbx_scanner *s;
@@ -292,14 +306,28 @@ typedef struct scanner_entry {
 	int refs;              /* requests using it (under the registry lock) */
 	bool removed;
 	pthread_mutex_t lock;  /* one page at a time */
-	struct scanner_entry *next;
+	struct scanner_entry *hnext;         /* in its hash bucket */
+	struct scanner_entry *newer, *older; /* the use-ordered list */
 } scanner_entry;
 
 struct rest_scanners {
 	pthread_mutex_t lock;
-	scanner_entry *head;
-	size_t count;
+	scanner_entry **ids;       /* hash buckets by id */
+	size_t nids;               /* a power of two, or 0 */
+	scanner_entry *newest, *oldest;
+	client_count **clients;    /* hash buckets by client */
+	size_t nclients;           /* a power of two, or 0 */
+	size_t count;              /* open scanners */
+	size_t client_keys;        /* clients with a count */
 };
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h;
+}
 
 int rest_scanners_new(struct rest_scanners **out)
 {
@@ -325,37 +353,160 @@ void rest_scanners_free(struct rest_scanners *s)
 {
 	if (!s)
 		return;
-	for (scanner_entry *e = s->head, *next; e; e = next) {
-		next = e->next;
+	for (scanner_entry *e = s->newest, *next; e; e = next) {
+		next = e->older;
 		entry_free(e);
 	}
+	for (size_t i = 0; i < s->nclients; i++)
+		for (client_count *c = s->clients[i], *next; c; c = next) {
+			next = c->next;
+			free(c);
+		}
+	free(s->ids);
+	free(s->clients);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+/* Twice the buckets once a table holds as many keys as buckets (a failed
+ * allocation keeps the table: longer chains, still correct). */
+static void ids_grow(struct rest_scanners *reg)
+{
+	if (reg->count < reg->nids)
+		return;
+	size_t n = reg->nids ? reg->nids * 2 : 64;
+	scanner_entry **b = sbx_calloc(n, sizeof *b);
+	if (!b)
+		return;
+	for (size_t i = 0; i < reg->nids; i++)
+		for (scanner_entry *e = reg->ids[i], *next; e; e = next) {
+			next = e->hnext;
+			size_t at = str_hash(e->id) & (n - 1);
+			e->hnext = b[at];
+			b[at] = e;
+		}
+	free(reg->ids);
+	reg->ids = b;
+	reg->nids = n;
+}
+
+static void clients_grow(struct rest_scanners *reg)
+{
+	if (reg->client_keys < reg->nclients)
+		return;
+	size_t n = reg->nclients ? reg->nclients * 2 : 64;
+	client_count **b = sbx_calloc(n, sizeof *b);
+	if (!b)
+		return;
+	for (size_t i = 0; i < reg->nclients; i++)
+		for (client_count *c = reg->clients[i], *next; c; c = next) {
+			next = c->next;
+			size_t at = str_hash(c->client) & (n - 1);
+			c->next = b[at];
+			b[at] = c;
+		}
+	free(reg->clients);
+	reg->clients = b;
+	reg->nclients = n;
+}
+
+/* The client's count (created at 0 when `create`; NULL if absent or out
+ * of memory). */
+static client_count *client_get(struct rest_scanners *reg, const char *client,
+				bool create)
+{
+	if (create)
+		clients_grow(reg);
+	if (!reg->nclients)
+		return NULL;
+	client_count **b = &reg->clients[str_hash(client) & (reg->nclients - 1)];
+	for (client_count *c = *b; c; c = c->next)
+		if (!strcmp(c->client, client))
+			return c;
+	if (!create)
+		return NULL;
+	client_count *c = sbx_calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	snprintf(c->client, sizeof c->client, "%s", client);
+	c->next = *b;
+	*b = c;
+	reg->client_keys++;
+	return c;
+}
+
+/* Forget a client with no scanner open. */
+static void client_forget_idle(struct rest_scanners *reg, client_count *cc)
+{
+	if (cc->n)
+		return;
+	client_count **p =
+	    &reg->clients[str_hash(cc->client) & (reg->nclients - 1)];
+	while (*p != cc)
+		p = &(*p)->next;
+	*p = cc->next;
+	reg->client_keys--;
+	free(cc);
+}
+
+/* One scanner fewer for a client. */
+static void client_drop(struct rest_scanners *reg, client_count *cc)
+{
+	cc->n--;
+	client_forget_idle(reg, cc);
+}
+
+static void lru_unlink(struct rest_scanners *reg, scanner_entry *e)
+{
+	if (e->newer)
+		e->newer->older = e->older;
+	else
+		reg->newest = e->older;
+	if (e->older)
+		e->older->newer = e->newer;
+	else
+		reg->oldest = e->newer;
+	e->newer = e->older = NULL;
+}
+
+static void lru_push(struct rest_scanners *reg, scanner_entry *e)
+{
+	e->newer = NULL;
+	e->older = reg->newest;
+	if (reg->newest)
+		reg->newest->newer = e;
+	else
+		reg->oldest = e;
+	reg->newest = e;
 }
 
 /* Unlink e (registry lock held); free it now if no request uses it. */
 static void entry_unlink_locked(struct rest_scanners *reg, scanner_entry *e)
 {
-	for (scanner_entry **p = &reg->head; *p; p = &(*p)->next)
-		if (*p == e) {
-			*p = e->next;
-			reg->count--;
-			break;
-		}
+	scanner_entry **p = &reg->ids[str_hash(e->id) & (reg->nids - 1)];
+	while (*p != e)
+		p = &(*p)->hnext;
+	*p = e->hnext;
+	lru_unlink(reg, e);
+	reg->count--;
+	client_drop(reg, e->client);
+	e->client = NULL;
 	e->removed = true;
 	if (e->refs == 0)
 		entry_free(e);
 }
 
+/* Scanners idle past idle_ms, from the old end of the use-ordered list:
+ * only the expired ones and those in use (skipped) are visited. */
 static void expire_locked(struct rest_scanners *reg, int64_t idle_ms)
 {
 	int64_t now = rest_now_ms();
-	scanner_entry *e = reg->head;
-	while (e) {
-		scanner_entry *next = e->next;
-		if (e->refs == 0 && now - e->last_used_ms > idle_ms)
+	scanner_entry *e = reg->oldest;
+	while (e && now - e->last_used_ms > idle_ms) {
+		scanner_entry *newer = e->newer;
+		if (e->refs == 0)
 			entry_unlink_locked(reg, e);
-		e = next;
+		e = newer;
 	}
 }
 
@@ -366,9 +517,10 @@ static scanner_entry *entry_acquire(rest_request *rq, const char *table,
 	struct rest_scanners *reg = srv->scanners;
 	pthread_mutex_lock(&reg->lock);
 	expire_locked(reg, srv->opts.scanner_idle_ms);
-	scanner_entry *e = reg->head;
+	scanner_entry *e =
+	    reg->nids ? reg->ids[str_hash(id) & (reg->nids - 1)] : NULL;
 	while (e && strcmp(e->id, id))
-		e = e->next;
+		e = e->hnext;
 	if (e && e->t && strcmp(sbx_table_name(e->t), table))
 		e = NULL; /* the id belongs to another table */
 	if (e && e->authed != rq->authed)
@@ -385,20 +537,15 @@ static void entry_release(rest_server *srv, scanner_entry *e, bool remove)
 	pthread_mutex_lock(&reg->lock);
 	e->refs--;
 	e->last_used_ms = rest_now_ms();
+	if (!e->removed) { /* the newest use */
+		lru_unlink(reg, e);
+		lru_push(reg, e);
+	}
 	if (remove && !e->removed)
 		entry_unlink_locked(reg, e);
 	else if (e->removed && e->refs == 0)
 		entry_free(e);
 	pthread_mutex_unlock(&reg->lock);
-}
-
-static size_t client_scanners_locked(const struct rest_scanners *reg,
-				     const char *client)
-{
-	size_t n = 0;
-	for (const scanner_entry *e = reg->head; e; e = e->next)
-		n += !strcmp(e->client, client);
-	return n;
 }
 
 /* 128 bits from the kernel's CSPRNG, as 32 hex digits. */
@@ -503,9 +650,14 @@ static void scanner_create(rest_request *rq, rest_response *rs)
 		return rest_error(rs, 503, "too many open scanners (%zu); delete "
 					   "finished ones", rq->srv->opts.max_scanners);
 	}
-	snprintf(e->client, sizeof e->client, "%s", rq->client ? rq->client : "");
-	if (client_scanners_locked(reg, e->client) >=
-	    rq->srv->opts.max_client_scanners) {
+	client_count *cc = client_get(reg, rq->client ? rq->client : "", true);
+	if (!cc) {
+		pthread_mutex_unlock(&reg->lock);
+		entry_free(e);
+		return rest_error(rs, 503, "cannot open scanner: out of memory");
+	}
+	if (cc->n >= rq->srv->opts.max_client_scanners) {
+		client_forget_idle(reg, cc);
 		pthread_mutex_unlock(&reg->lock);
 		entry_free(e);
 		rest_set_header(rs, "Retry-After", "1");
@@ -513,15 +665,24 @@ static void scanner_create(rest_request *rq, rest_response *rs)
 					   "the most allowed; delete finished "
 					   "ones", rq->srv->opts.max_client_scanners);
 	}
-	if (scanner_id(e->id, sizeof e->id)) {
+	ids_grow(reg);
+	if (!reg->nids || scanner_id(e->id, sizeof e->id)) {
+		client_forget_idle(reg, cc);
 		pthread_mutex_unlock(&reg->lock);
 		entry_free(e);
-		return rest_error(rs, 503, "no randomness for a scanner id");
+		return rest_error(rs, 503, reg->nids ? "no randomness for a "
+						       "scanner id"
+						     : "cannot open scanner: "
+						       "out of memory");
 	}
 	e->authed = rq->authed;
 	e->last_used_ms = rest_now_ms();
-	e->next = reg->head;
-	reg->head = e;
+	e->client = cc;
+	cc->n++;
+	size_t at = str_hash(e->id) & (reg->nids - 1);
+	e->hnext = reg->ids[at];
+	reg->ids[at] = e;
+	lru_push(reg, e);
 	reg->count++;
 	char path[600];
 	snprintf(path, sizeof path, "/%s/scanner/%s", rq->route.table, e->id);
