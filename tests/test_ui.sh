@@ -91,6 +91,16 @@ for k in 00001 10001 20001 30001; do
 	ok "put even $k" "$(put_row even $k)" 200
 	ok "get even $k" "$(curl -s -o /dev/null -w '%{http_code}' -H 'Accept: application/json' "$URL/even/$k")" 200
 done
+# The server panel's figures: the 9 PUTs above, one at a time, were 9
+# group commits of one request each; no scanner is open, then one is.
+req GET /ui/api/server
+ok "server" "$STATUS $CTYPE $BODY" \
+	'200 application/json {"group_commit":{"enabled":true,"requests":9,"batches":9,"largest":1,"handoffs":0},"scanners":{"open":0,"max":10000,"max_per_client":100}}'
+SCANNER=$(curl -s -D - -o /dev/null -X PUT -H 'Content-Type: application/json' -d '{}' "$URL/even/scanner" |
+	tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+req GET /ui/api/server
+ok "server: a scanner open" "$(echo "$BODY" | grep -o '"scanners":{"open":[0-9]*')" '"scanners":{"open":1'
+ok "scanner deleted" "$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$SCANNER")" 200
 
 # Region names carry the creation time: checked by shape, then left out.
 req GET /ui/api/table/hot/regions
@@ -248,6 +258,11 @@ browse '/ui/#table=hot' ui-hot
 ok "page refreshed live (>= 3 times)" "$(grep -o 'data-refreshes="[0-9]*"' "$TMP/ui-hot.html" |
 	grep -o '[0-9]*' | awk '{ print ($1 >= 3) }')" 1
 ok "page shows table hot" "$(grep -o '<h2 id="table-name">[^<]*' "$TMP/ui-hot.html")" '<h2 id="table-name">hot'
+ok "server panel: writes grouped" \
+	"$(grep -o '<dd id="gc-requests">[^<]*' "$TMP/ui-hot.html" | sed -E 's/>[0-9.]+k? in [0-9.]+k? commits$/>N in M commits/')" \
+	'<dd id="gc-requests">N in M commits'
+ok "server panel: open scanners" "$(grep -o '<dd id="open-scanners">[^<]*' "$TMP/ui-hot.html")" \
+	'<dd id="open-scanners">0 of 10.0k'
 ok "hot marks: banner, heatmap row, region row - all on 30000" "$(hot_marks ui-hot | sed -E 's/ data-region-index="[^"]*"//g; s/ style="[^"]*"//')" \
 '<div id="hot-banner" class="hot" data-verdict="hot" data-start-key="30000">
 <g class="row hot hottest" data-start-key="30000">

@@ -368,6 +368,14 @@ void rest_scanners_free(struct rest_scanners *s)
 	free(s);
 }
 
+size_t rest_scanners_open(struct rest_scanners *s)
+{
+	pthread_mutex_lock(&s->lock);
+	size_t n = s->count;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
 /* Twice the buckets once a table holds as many keys as buckets (a failed
  * allocation keeps the table: longer chains, still correct). */
 static void ids_grow(struct rest_scanners *reg)

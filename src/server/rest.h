@@ -391,6 +391,8 @@ void h_scanner_id(rest_request *rq, rest_response *rs);
 /* Stateful scanner registry (h_scanner.c). */
 int rest_scanners_new(struct rest_scanners **out);
 void rest_scanners_free(struct rest_scanners *s);
+/* Stateful scanners open now. */
+size_t rest_scanners_open(struct rest_scanners *s);
 
 /* Shared helpers (h_util.c). The route's table from the handle cache
  * (404 / error reply in rs on failure); give it back with

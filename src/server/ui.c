@@ -3,6 +3,8 @@
  *
  *   GET /ui, /ui/, /ui/<asset>             the page (files in src/server/ui/)
  *   GET /ui/api/tables                      tables, families, region counts
+ *   GET /ui/api/server                      the server's group commit
+ *                                           counters and open scanners
  *   GET /ui/api/table/<t>/regions           the region map with its metrics
  *   GET /ui/api/table/<t>/heatmap?buckets=N&metric=M
  *                                           per-region load over the last N
@@ -150,6 +152,30 @@ static void api_tables(rest_request *rq, rest_response *rs)
 	}
 	J_PRINTF(&j, "]}");
 	sbx_strv_free(tables);
+	ui_json_done(rs, &j);
+}
+
+/* ---- /ui/api/server ------------------------------------------------------ */
+
+/* Group commit (commit.c): requests written, the sbx_table_batch calls
+ * that carried them, the most in one call, leads the commit thread took
+ * over; "enabled" false (and zeros) when the server writes each request
+ * alone (`--connect`). */
+static void api_server(rest_request *rq, rest_response *rs)
+{
+	rest_server *srv = rq->srv;
+	rest_commit_stats st = {0};
+	if (srv->commit)
+		st = rest_commit_get_stats(srv->commit);
+	json_out j = {&rs->body, SBX_OK};
+	J_PRINTF(&j,
+		 "{\"group_commit\":{\"enabled\":%s,\"requests\":%llu,"
+		 "\"batches\":%llu,\"largest\":%llu,\"handoffs\":%llu},"
+		 "\"scanners\":{\"open\":%zu,\"max\":%zu,"
+		 "\"max_per_client\":%zu}}",
+		 srv->commit ? "true" : "false", st.requests, st.batches,
+		 st.largest, st.handoffs, rest_scanners_open(srv->scanners),
+		 srv->opts.max_scanners, srv->opts.max_client_scanners);
 	ui_json_done(rs, &j);
 }
 
@@ -761,6 +787,8 @@ void ui_handle(rest_request *rq, rest_response *rs)
 		rest = "index.html";
 	if (!strcmp(rest, "api/tables"))
 		return api_tables(rq, rs);
+	if (!strcmp(rest, "api/server"))
+		return api_server(rq, rs);
 	if (!strncmp(rest, "api/table/", 10))
 		return api_table(rq, rs, rest + 10);
 	if (!strcmp(rest, "api") || !strncmp(rest, "api/", 4))

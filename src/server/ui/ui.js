@@ -121,6 +121,20 @@ function renderTables(list) {
   $('no-tables').hidden = list.tables.length > 0;
 }
 
+/* ---- the server panel -------------------------------------------------------- */
+
+function renderServer(s) {
+  const g = s.group_commit;
+  $('gc-requests').textContent = g.enabled
+    ? fmtCount(g.requests) + ' in ' + fmtCount(g.batches) + ' commits'
+    : 'off (each request written alone)';
+  $('gc-per-commit').textContent = g.enabled && g.batches
+    ? (g.requests / g.batches).toFixed(1) + ' mean, ' + fmtCount(g.largest) + ' most'
+    : '\u2013';
+  $('open-scanners').textContent =
+    fmtCount(s.scanners.open) + ' of ' + fmtCount(s.scanners.max);
+}
+
 function tableFromHash() {
   const m = /(?:^#|&)table=([^&]*)/.exec(location.hash);
   return m ? decodeURIComponent(m[1]) : null;
@@ -303,7 +317,10 @@ function setStatus(text, error) {
 
 async function refresh() {
   if (state.ticks % TABLES_EVERY === 0 || !state.tables.length) {
-    renderTables(await getJSON('/ui/api/tables'));
+    const [list, server] = await Promise.all([
+      getJSON('/ui/api/tables'), getJSON('/ui/api/server')]);
+    renderTables(list);
+    renderServer(server);
   }
   if (!state.table || !state.tables.some((t) => t.name === state.table)) {
     state.table = tableFromHash() || (state.tables[0] && state.tables[0].name) || null;
