@@ -7,6 +7,7 @@
  */
 #include "engine/matcher.h"
 #include "common/alloc.h"
+#include "common/bytes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,15 +25,6 @@ size_t matcher_scratch_bytes(const matcher *m)
 	       sizeof(int64_t);
 }
 
-static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	size_t n = al < bl ? al : bl;
-	int c = n ? memcmp(a, b, n) : 0;
-	if (c)
-		return c;
-	return al < bl ? -1 : al > bl;
-}
-
 bool matcher_column_selected(const matcher *m, const uint8_t *q, size_t ql)
 {
 	if (!m->p.columns)
@@ -41,7 +33,7 @@ bool matcher_column_selected(const matcher *m, const uint8_t *q, size_t ql)
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		const sbx_buf *col = &m->p.columns[mid];
-		int d = cmp_bytes(col->data, col->len, q, ql);
+		int d = sbx_bytes_cmp(col->data, col->len, q, ql);
 		if (d == 0)
 			return true;
 		if (d < 0)
@@ -64,7 +56,7 @@ match_code matcher_unselected_column(matcher *m, const uint8_t *q, size_t ql)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const sbx_buf *col = &m->p.columns[mid];
-		if (cmp_bytes(col->data, col->len, q, ql) > 0)
+		if (sbx_bytes_cmp(col->data, col->len, q, ql) > 0)
 			hi = mid;
 		else
 			lo = mid + 1;

@@ -8,6 +8,7 @@
  */
 #include "txn/txn_int.h"
 
+#include "common/bytes.h"
 #include "common/error.h"
 
 #include <pthread.h>
@@ -255,15 +256,6 @@ static bool same_column(const tx_op *a, const tx_op *b)
 		!memcmp(a->qualifier, b->qualifier, a->qualifier_len));
 }
 
-static int cmp_len_bytes(const void *a, size_t al, const void *b, size_t bl)
-{
-	size_t n = al < bl ? al : bl;
-	int c = n ? memcmp(a, b, n) : 0;
-	if (c)
-		return c;
-	return al < bl ? -1 : al > bl;
-}
-
 /* An op and its position in its row's log; sorted by column (family, then
  * qualifier; a DeleteFamily's empty qualifier sorts with the family's
  * empty-qualifier column), then position, so a column's ops are one run
@@ -276,8 +268,8 @@ typedef struct op_ref {
 static int cmp_column(const tx_op *op, const char *family, size_t family_len,
 		      const uint8_t *q, size_t ql)
 {
-	int c = cmp_len_bytes(op->family, op->family_len, family, family_len);
-	return c ? c : cmp_len_bytes(op->qualifier, op->qualifier_len, q, ql);
+	int c = sbx_bytes_cmp(op->family, op->family_len, family, family_len);
+	return c ? c : sbx_bytes_cmp(op->qualifier, op->qualifier_len, q, ql);
 }
 
 static int op_ref_order(const void *pa, const void *pb)
@@ -450,20 +442,7 @@ static bool is_lock_cell(const sbx_cell *c)
 
 static int cell_order(const void *pa, const void *pb)
 {
-	const sbx_cell *a = pa, *b = pb;
-	size_t n =
-	    a->family_len < b->family_len ? a->family_len : b->family_len;
-	int c = memcmp(a->family, b->family, n);
-	if (c || a->family_len != b->family_len)
-		return c ? c : (a->family_len < b->family_len ? -1 : 1);
-	n = a->qualifier_len < b->qualifier_len ? a->qualifier_len
-						: b->qualifier_len;
-	c = n ? memcmp(a->qualifier, b->qualifier, n) : 0;
-	if (c || a->qualifier_len != b->qualifier_len)
-		return c ? c : (a->qualifier_len < b->qualifier_len ? -1 : 1);
-	if (a->timestamp != b->timestamp)
-		return a->timestamp > b->timestamp ? -1 : 1;
-	return (int)b->type - (int)a->type;
+	return sbx_cell_cmp(pa, pb);
 }
 
 int tx_merge(sbx_result **out, const tx_row *r, const uint8_t *row,
