@@ -701,6 +701,54 @@ static void test_table_cache(void)
 	CHECK_INT(r.status, 410); /* HBase's answer for a scanner gone */
 	REQUIRE(http_do(c, "GET", "/cache/r1", NULL, NULL, 0, &r) == 0);
 	CHECK_INT(r.status, 404);
+
+	/* Many tables (the cache is hashed by name and by handle): each
+	 * answers with its own row; the second round is served from their
+	 * cached handles; a drop makes every cached handle stale, so the next
+	 * GET opens again. */
+	enum { MANY = 24 };
+	char path[64], body[16];
+	sbx_family_desc fam;
+	sbx_family_desc_init(&fam, "f");
+	for (int i = 0; i < MANY; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "m%03d", i);
+		REQUIRE(sbx_table_create(db, name, &fam, 1) == SBX_OK);
+		snprintf(path, sizeof path, "/%s/row/f:q", name);
+		snprintf(body, sizeof body, "v%03d", i);
+		REQUIRE(http_do(c, "PUT", path, "application/octet-stream", body,
+				strlen(body), &r) == 0);
+		CHECK_INT(r.status, 200);
+	}
+	unsigned long long h0, m0, h1, m1;
+	for (int round = 0; round < 2; round++) {
+		rest_tables_stats(srv, &h0, &m0);
+		for (int i = 0; i < MANY; i++) {
+			snprintf(path, sizeof path, "/m%03d/row/f:q", i);
+			snprintf(body, sizeof body, "v%03d", i);
+			REQUIRE(http_do(c, "GET", path, NULL, NULL, 0, &r) == 0);
+			CHECK_INT(r.status, 200);
+			sbx_buf b64 = {0};
+			rest_b64_encode(&b64, body, strlen(body));
+			sbx_buf_push(&b64, 0);
+			CHECK(strstr((char *)r.body.data, (char *)b64.data));
+			sbx_buf_free(&b64);
+		}
+		rest_tables_stats(srv, &h1, &m1);
+	}
+	CHECK_INT((long long)(h1 - h0), MANY);
+	CHECK_INT((long long)(m1 - m0), 0);
+	REQUIRE(http_do(c, "DELETE", "/m000/schema", NULL, NULL, 0, &r) == 0);
+	CHECK_INT(r.status, 200);
+	rest_tables_stats(srv, &h0, &m0);
+	REQUIRE(http_do(c, "GET", "/m001/row/f:q", NULL, NULL, 0, &r) == 0);
+	CHECK_INT(r.status, 200);
+	REQUIRE(http_do(c, "GET", "/m001/row/f:q", NULL, NULL, 0, &r) == 0);
+	rest_tables_stats(srv, &h1, &m1);
+	CHECK_INT((long long)(m1 - m0), 1);
+	CHECK_INT((long long)(h1 - h0), 1);
+	REQUIRE(http_do(c, "GET", "/m000/row/f:q", NULL, NULL, 0, &r) == 0);
+	CHECK_INT(r.status, 404);
 	sbx_buf_free(&r.body);
 	http_close(c);
 	free(c);
