@@ -74,20 +74,30 @@ static double run_batch(long n)
 	return el;
 }
 
-/* One mutation of n increments of distinct columns; seconds. */
-static double run_counters(long n)
+/* One mutation of row "row" touching columns f:q0000000.. f:q<n-1>: an
+ * increment of each (counters) or a put of "v". */
+static sbx_mutation *wide_mutation(long n, bool counters)
 {
-	sbx_table *t;
-	sbx_db *db = fresh("counters", &t);
 	sbx_mutation *m;
 	if (sbx_mutation_new(&m, "row", 3))
 		die("mutation");
 	char q[32];
 	for (long i = 0; i < n; i++) {
 		qual(q, sizeof q, i);
-		if (sbx_mutation_increment(m, "f", q, strlen(q), 1))
-			die("increment");
+		if (counters ? sbx_mutation_increment(m, "f", q, strlen(q), 1)
+			     : sbx_mutation_put(m, "f", q, strlen(q),
+						SBX_LATEST_TIMESTAMP, "v", 1))
+			die(counters ? "increment" : "put");
 	}
+	return m;
+}
+
+/* One mutation of n increments of distinct columns; seconds. */
+static double run_counters(long n)
+{
+	sbx_table *t;
+	sbx_db *db = fresh("counters", &t);
+	sbx_mutation *m = wide_mutation(n, true);
 	double t0 = now_s();
 	sbx_result *r;
 	if (sbx_table_mutate(&r, t, m))
@@ -104,16 +114,7 @@ static double run_named_get(long n)
 {
 	sbx_table *t;
 	sbx_db *db = fresh("named", &t);
-	sbx_mutation *m;
-	if (sbx_mutation_new(&m, "row", 3))
-		die("mutation");
-	char q[32];
-	for (long i = 0; i < n; i++) {
-		qual(q, sizeof q, i);
-		if (sbx_mutation_put(m, "f", q, strlen(q), SBX_LATEST_TIMESTAMP,
-				     "v", 1))
-			die("put");
-	}
+	sbx_mutation *m = wide_mutation(n, false);
 	if (sbx_table_mutate(NULL, t, m))
 		die("mutate");
 	sbx_mutation_free(m);

@@ -10,6 +10,7 @@
 
 #include "saltbox/common.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* HBase's order of byte strings (Bytes.compareTo): unsigned bytes, and a
@@ -24,6 +25,17 @@ static inline int sbx_bytes_cmp(const void *a, size_t alen, const void *b,
 	if (c)
 		return c;
 	return alen < blen ? -1 : alen > blen;
+}
+
+/* FNV-1a over n bytes, continuing from h (start with SBX_FNV1A_INIT): the
+ * hash of the in-memory tables keyed by names and columns. */
+#define SBX_FNV1A_INIT 14695981039346656037ull
+static inline uint64_t sbx_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
 }
 
 /* HBase's order of the cells of one row (CellComparator without the row):

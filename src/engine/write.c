@@ -375,15 +375,11 @@ typedef struct row_batch {
 
 static uint64_t rmw_hash(const sbx_mutation *m, const mut_op *op)
 {
-	uint64_t h = 14695981039346656037ull; /* FNV-1a */
-	const uint8_t *p = (const uint8_t *)mut_family(m, op);
-	for (size_t i = 0; i < op->family_len; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	h = (h ^ 0x100) * 1099511628211ull; /* family | qualifier */
-	p = mut_qual(m, op);
-	for (size_t i = 0; i < op->qual_len; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
+	uint64_t h = sbx_fnv1a(SBX_FNV1A_INIT, mut_family(m, op),
+			       op->family_len);
+	/* 0x100: no byte, so family | qualifier splits stay apart */
+	return sbx_fnv1a((h ^ 0x100) * 1099511628211ull, mut_qual(m, op),
+			 op->qual_len);
 }
 
 static bool same_column(const sbx_mutation *m, const mut_op *a,

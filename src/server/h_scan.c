@@ -9,6 +9,7 @@
 
 #include "common/alloc.h"
 #include "common/buf.h"
+#include "common/bytes.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -323,10 +324,7 @@ struct rest_scanners {
 
 static uint64_t str_hash(const char *s)
 {
-	uint64_t h = 14695981039346656037ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ull;
-	return h;
+	return sbx_fnv1a(SBX_FNV1A_INIT, s, strlen(s));
 }
 
 int rest_scanners_new(struct rest_scanners **out)

@@ -19,6 +19,7 @@
 #include "server/rest.h"
 
 #include "common/alloc.h"
+#include "common/bytes.h"
 #include "common/error.h"
 
 #include <pthread.h>
@@ -81,9 +82,7 @@ void rest_tables_free(struct rest_tables *c)
 
 static table_entry **name_bucket(struct rest_tables *c, const char *name)
 {
-	uint64_t h = 14695981039346656037ull; /* FNV-1a */
-	for (; *name; name++)
-		h = (h ^ (uint8_t)*name) * 1099511628211ull;
+	uint64_t h = sbx_fnv1a(SBX_FNV1A_INIT, name, strlen(name));
 	return &c->names[h & (TABLE_BUCKETS - 1)];
 }
 
