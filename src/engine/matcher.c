@@ -25,33 +25,12 @@ size_t matcher_scratch_bytes(const matcher *m)
 	       sizeof(int64_t);
 }
 
-bool matcher_column_selected(const matcher *m, const uint8_t *q, size_t ql)
+/* The first selected column after q (ncolumns if none): a binary search
+ * over the sorted selection (a get naming many columns meets as many
+ * unselected ones). */
+static size_t first_column_after(const matcher *m, const uint8_t *q,
+				 size_t ql)
 {
-	if (!m->p.columns)
-		return true;
-	size_t lo = 0, hi = m->p.ncolumns;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const sbx_buf *col = &m->p.columns[mid];
-		int d = sbx_bytes_cmp(col->data, col->len, q, ql);
-		if (d == 0)
-			return true;
-		if (d < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
-/* The empty qualifier's column also holds the family markers, so it is
- * stepped through (MATCH_NEXT_COL), never sought past. */
-match_code matcher_unselected_column(matcher *m, const uint8_t *q, size_t ql)
-{
-	if (ql == 0)
-		return MATCH_NEXT_COL;
-	/* the first selected column after q: a binary search (a get naming
-	 * many columns meets as many unselected ones) */
 	size_t lo = 0, hi = m->p.ncolumns;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -61,9 +40,28 @@ match_code matcher_unselected_column(matcher *m, const uint8_t *q, size_t ql)
 		else
 			lo = mid + 1;
 	}
-	if (lo == m->p.ncolumns)
+	return lo;
+}
+
+bool matcher_column_selected(const matcher *m, const uint8_t *q, size_t ql)
+{
+	if (!m->p.columns)
+		return true;
+	size_t at = first_column_after(m, q, ql); /* q itself sorts before */
+	return at > 0 && !sbx_bytes_cmp(m->p.columns[at - 1].data,
+					m->p.columns[at - 1].len, q, ql);
+}
+
+/* The empty qualifier's column also holds the family markers, so it is
+ * stepped through (MATCH_NEXT_COL), never sought past. */
+match_code matcher_unselected_column(matcher *m, const uint8_t *q, size_t ql)
+{
+	if (ql == 0)
+		return MATCH_NEXT_COL;
+	size_t at = first_column_after(m, q, ql);
+	if (at == m->p.ncolumns)
 		return MATCH_NEXT_ROW; /* no selected column after this one */
-	m->seek_column = &m->p.columns[lo];
+	m->seek_column = &m->p.columns[at];
 	return MATCH_SEEK_COL;
 }
 
