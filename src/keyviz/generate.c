@@ -231,6 +231,13 @@ static size_t fmt_number(char *out, const kv_field *f, int64_t v)
 	return n < 0 ? 0 : (size_t)n >= VAL_CAP ? VAL_CAP - 1 : (size_t)n;
 }
 
+/* a + b in two's complement, wrapping: defined for every input (signed
+ * overflow is not), the same value as a + b wherever that fits. */
+static int64_t add_wrap(int64_t a, uint64_t b)
+{
+	return (int64_t)((uint64_t)a + b);
+}
+
 /* Field fi of record k, as text into it->vals[fi]. */
 static size_t gen_field(sbx_workload_iter *it, size_t fi, uint64_t k)
 {
@@ -238,17 +245,18 @@ static size_t gen_field(sbx_workload_iter *it, size_t fi, uint64_t k)
 	char *out = it->vals[fi];
 	uint64_t r = kv_mix64(it->w->seed * 0x100000001B3ull ^
 			      kv_mix64(k ^ ((uint64_t)(fi + 1) << 56)));
-	uint64_t span = (uint64_t)(f->max - f->min) + 1;
+	uint64_t span = (uint64_t)f->max - (uint64_t)f->min + 1;
 	switch (f->kind) {
 	case GEN_SEQUENCE:
-		return fmt_number(out, f, f->start + (int64_t)k * f->step);
+		/* wraps modulo 2^64 (a huge step may pass INT64_MAX) */
+		return fmt_number(out, f, add_wrap(f->start, k * (uint64_t)f->step));
 	case GEN_UNIFORM:
-		return fmt_number(out, f, f->min + (int64_t)(r % span));
+		return fmt_number(out, f, add_wrap(f->min, r % span));
 	case GEN_ZIPFIAN: {
 		uint64_t z = kv_zipf(span, f->theta, f->zeta_n, kv_unit(r));
 		if (f->scramble)
 			z = kv_mix64(z ^ 0x5eed) % span;
-		return fmt_number(out, f, f->min + (int64_t)z);
+		return fmt_number(out, f, add_wrap(f->min, z));
 	}
 	case GEN_LATEST: {
 		/* ids appear over the run; the newest are the most used */
@@ -258,7 +266,7 @@ static size_t gen_field(sbx_workload_iter *it, size_t fi, uint64_t k)
 			top = span - 1;
 		double zeta = zeta_for(&it->zc[fi], top + 1, f->theta);
 		uint64_t z = kv_zipf(top + 1, f->theta, zeta, kv_unit(r));
-		return fmt_number(out, f, f->min + (int64_t)(top - z));
+		return fmt_number(out, f, add_wrap(f->min, top - z));
 	}
 	case GEN_TIME: {
 		int64_t t = record_time_ms(it, k);
