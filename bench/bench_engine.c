@@ -47,21 +47,49 @@ static const char *const FIELD_NAMES[NFIELDS] = {
 	"field5", "field6", "field7", "field8", "field9",
 };
 
-/* What a read returns: the values of one row, copied out of the engine so
- * that no engine wins by not touching the data. */
+/* What a read returns: the values of one row in memory the caller owns,
+ * so that no engine wins by not touching the data. An engine whose values
+ * live in memory it reuses (an iterator's block, a statement's row, a read
+ * transaction's pages) has them copied into buf; Saltbox's sbx_result is
+ * already such a copy, owned by the caller until sbx_result_free, so its
+ * values are kept where they are (record_keep) and the result held. */
 typedef struct record {
-	uint8_t vals[NFIELDS][VALUE_LEN];
+	const uint8_t *vals[NFIELDS]; /* each field's value */
+	uint8_t buf[NFIELDS][VALUE_LEN];
 	int nfields;
 } record;
 
 static volatile uint64_t g_sink; /* keeps copies from being optimised away */
 
+/* A new row: no fields yet. */
+static void record_reset(record *rec)
+{
+	rec->nfields = 0;
+	for (int i = 0; i < NFIELDS; i++)
+		rec->vals[i] = rec->buf[i];
+}
+
+/* A value in memory the engine reuses: copied. */
 static void record_take(record *rec, int field, const void *v, size_t vl)
 {
 	if (field < 0 || field >= NFIELDS)
 		return;
 	size_t n = vl < VALUE_LEN ? vl : VALUE_LEN;
-	memcpy(rec->vals[field], v, n);
+	memcpy(rec->buf[field], v, n);
+	rec->vals[field] = rec->buf[field];
+	rec->nfields++;
+}
+
+/* A value in memory the caller owns and holds: kept in place. */
+static void record_keep(record *rec, int field, const uint8_t *v, size_t vl)
+{
+	if (field < 0 || field >= NFIELDS)
+		return;
+	if (vl < VALUE_LEN) { /* the sink reads its last byte */
+		record_take(rec, field, v, vl);
+		return;
+	}
+	rec->vals[field] = v;
 	rec->nfields++;
 }
 
@@ -269,6 +297,7 @@ typedef struct bench_engine {
 	int (*scan)(void *s, const char *row, int nrows, record *rec,
 		    int *rows_out);
 	void (*close)(void *s);
+	bool opt_in; /* runs only when --engines names it */
 } bench_engine;
 
 static void fail(const char *fmt, ...);
@@ -335,42 +364,70 @@ static int saltbox_write(sbx_state *s, const char *row, int first, int n,
 	return rc ? sbx_fail("mutate", rc) : 0;
 }
 
+/* A thread's context: the shared table, and the result whose values the
+ * thread's record points at, held until its next row (record_keep). */
+typedef struct sbx_ctx {
+	sbx_state *s;
+	sbx_result *held;
+} sbx_ctx;
+
+static int saltbox_thread_open(void **out, void *p, int nthreads)
+{
+	(void)nthreads;
+	sbx_ctx *c = calloc(1, sizeof *c);
+	if (!c)
+		return -1;
+	c->s = p;
+	*out = c;
+	return 0;
+}
+
+static void saltbox_thread_close(void *p)
+{
+	sbx_ctx *c = p;
+	sbx_result_free(c->held);
+	free(c);
+}
+
 static int saltbox_insert(void *p, const char *row, const uint8_t *const *vals)
 {
-	return saltbox_write(p, row, 0, NFIELDS, vals);
+	return saltbox_write(((sbx_ctx *)p)->s, row, 0, NFIELDS, vals);
 }
 
 static int saltbox_update(void *p, const char *row, int field,
 			  const uint8_t *val)
 {
-	return saltbox_write(p, row, field, 1, &val);
+	return saltbox_write(((sbx_ctx *)p)->s, row, field, 1, &val);
 }
 
-static void take_result(const sbx_result *res, record *rec)
+/* The row's values into rec, left in res, which the thread now holds. */
+static void take_result(sbx_ctx *ctx, sbx_result *res, record *rec)
 {
+	sbx_result_free(ctx->held);
+	ctx->held = res;
 	size_t n;
 	const sbx_cell *c = sbx_result_cells(res, &n);
 	for (size_t i = 0; i < n; i++)
-		record_take(rec, field_index(c[i].qualifier, c[i].qualifier_len),
+		record_keep(rec, field_index(c[i].qualifier, c[i].qualifier_len),
 			    c[i].value, c[i].value_len);
 }
 
 static int saltbox_read(void *p, const char *row, record *rec)
 {
-	sbx_state *s = p;
+	sbx_ctx *ctx = p;
 	sbx_result *res;
-	int rc = sbx_table_get(&res, s->t, row, ROW_LEN, NULL);
+	int rc = sbx_table_get(&res, ctx->s->t, row, ROW_LEN, NULL);
 	if (rc)
 		return sbx_fail("get", rc);
-	take_result(res, rec);
-	sbx_result_free(res);
+	take_result(ctx, res, rec);
 	return 0;
 }
 
 static int saltbox_scan(void *p, const char *row, int nrows, record *rec,
 			int *rows_out)
 {
-	sbx_state *s = p;
+	sbx_ctx *ctx = p;
+	sbx_state *s = ctx->s;
 	sbx_scan_opts o;
 	sbx_scan_opts_init(&o);
 	o.start_row = row;
@@ -383,9 +440,8 @@ static int saltbox_scan(void *p, const char *row, int nrows, record *rec,
 	sbx_result *res;
 	int rows = 0;
 	while ((rc = sbx_scanner_next(sc, &res)) == SBX_OK) {
-		rec->nfields = 0;
-		take_result(res, rec);
-		sbx_result_free(res);
+		record_reset(rec);
+		take_result(ctx, res, rec);
 		rows++;
 	}
 	sbx_scanner_close(sc);
@@ -464,7 +520,9 @@ static int rocks_check(char *err, const char *what)
 	return -1;
 }
 
-static int rocks_open(void **out, const char *dir, const bench_cfg *cfg)
+/* prefix: bytes of a key that name its row (the bloom's prefix). */
+static int rocks_open_prefix(void **out, const char *dir,
+			     const bench_cfg *cfg, size_t prefix)
 {
 	rocks_state *s = calloc(1, sizeof *s);
 	if (!s)
@@ -480,7 +538,7 @@ static int rocks_open(void **out, const char *dir, const bench_cfg *cfg)
 	rocksdb_options_set_allow_mmap_reads(s->opts, cfg->mmap_reads);
 	rocksdb_options_set_compression(s->opts, rocksdb_no_compression);
 	rocksdb_options_set_prefix_extractor(
-		s->opts, rocksdb_slicetransform_create_fixed_prefix(ROW_LEN));
+		s->opts, rocksdb_slicetransform_create_fixed_prefix(prefix));
 	rocksdb_block_based_table_options_t *bb =
 		rocksdb_block_based_options_create();
 	s->cache = rocksdb_cache_create_lru(cfg->cache_bytes);
@@ -515,6 +573,11 @@ static int rocks_open(void **out, const char *dir, const bench_cfg *cfg)
 	s->multiget = mg && *mg == '1';
 	*out = s;
 	return 0;
+}
+
+static int rocks_open(void **out, const char *dir, const bench_cfg *cfg)
+{
+	return rocks_open_prefix(out, dir, cfg, ROW_LEN);
 }
 
 static int rocks_thread_open(void **out, void *p, int nthreads)
@@ -590,7 +653,7 @@ static int rocks_read_rows(rocksdb_iterator_t *it, const char *row,
 				break;
 			memcpy(cur, k, ROW_LEN);
 			rows++;
-			rec->nfields = 0;
+			record_reset(rec);
 		}
 		const char *v = rocksdb_iter_value(it, &vl);
 		record_take(rec, field_index(k + ROW_LEN, FIELD_LEN), v, vl);
@@ -707,6 +770,142 @@ static void rocks_close(void *p)
 	rocksdb_options_destroy(s->opts);
 	rocksdb_cache_destroy(s->cache);
 	free(s);
+}
+
+/* ---- the tuned reference over Saltbox's cell keys ---- */
+
+/*
+ * "rocksdb-cellkeys" (opt-in: --engines): the tuned reference's reads and
+ * the same RocksDB options over the keys Saltbox writes (src/engine/
+ * cellkey.h, layout A of reference/key-encoding.md, which SPEC.md fixes):
+ *   row 00 01 · qualifier 00 01 · BE64(~ts) · 0xFF - type
+ * Every write is at one timestamp (the store's open time), so an update
+ * replaces its cell, as a put at an existing timestamp does in HBase: the
+ * layout's bytes with one version a column, the state Saltbox's compaction
+ * keeps a VERSIONS=1 family in (without it versions would pile up here,
+ * no compaction filter dropping them). A read still takes the first
+ * (newest) version of each column and steps over any other. No delete
+ * markers, TTL, filters or result objects: the floor any store of HBase's
+ * model over that layout stands on, so Saltbox's ratio to it is the cost
+ * of its own read path, and this engine's ratio to rocksdb-tuned the cost
+ * of the layout. The rows and qualifiers here hold no zero byte, so none
+ * is escaped.
+ */
+#define CK_ROW_LEN (ROW_LEN + 2)
+#define CK_KEY_LEN (CK_ROW_LEN + FIELD_LEN + 2 + 8 + 1)
+#define CK_TYPE_PUT 4 /* SBX_CELL_PUT, HBase's Put */
+
+static uint64_t g_ck_ts; /* every cell's timestamp: the open time, ms */
+
+static int ck_open(void **out, const char *dir, const bench_cfg *cfg)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	g_ck_ts = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+	return rocks_open_prefix(out, dir, cfg, CK_ROW_LEN);
+}
+
+static void ck_row(char *p, const char *row)
+{
+	memcpy(p, row, ROW_LEN);
+	p[ROW_LEN] = 0;
+	p[ROW_LEN + 1] = 1;
+}
+
+static void ck_key(char *k, const char *row, int field, uint64_t ts)
+{
+	ck_row(k, row);
+	char *q = k + CK_ROW_LEN;
+	memcpy(q, FIELD_NAMES[field], FIELD_LEN);
+	q[FIELD_LEN] = 0;
+	q[FIELD_LEN + 1] = 1;
+	uint64_t inv = ~ts;
+	for (int i = 0; i < 8; i++)
+		q[FIELD_LEN + 2 + i] = (char)(inv >> (56 - 8 * i));
+	q[FIELD_LEN + 10] = (char)(0xFF - CK_TYPE_PUT);
+}
+
+static int ck_write(rocks_ctx *c, const char *row, int first, int n,
+		    const uint8_t *const *vals)
+{
+	char key[CK_KEY_LEN];
+	rocksdb_writebatch_clear(c->wb);
+	for (int i = 0; i < n; i++) {
+		ck_key(key, row, first + i, g_ck_ts);
+		rocksdb_writebatch_put(c->wb, key, sizeof key,
+				       (const char *)vals[i], VALUE_LEN);
+	}
+	char *err = NULL;
+	rocksdb_write(c->s->db, c->s->wo, c->wb, &err);
+	return rocks_check(err, "write");
+}
+
+static int ck_insert(void *p, const char *row, const uint8_t *const *vals)
+{
+	return ck_write(p, row, 0, NFIELDS, vals);
+}
+
+static int ck_update(void *p, const char *row, int field, const uint8_t *val)
+{
+	return ck_write(p, row, field, 1, &val);
+}
+
+/* rocks_read_rows over cell keys: the newest version of each column. */
+static int ck_read_rows(rocksdb_iterator_t *it, const char *start,
+			bool one_row, int nrows, record *rec, int *rows_out)
+{
+	char cur[CK_ROW_LEN];
+	int rows = 0, last = -1;
+	if (one_row)
+		memcpy(cur, start, CK_ROW_LEN);
+	for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+		size_t kl, vl;
+		const char *k = rocksdb_iter_key(it, &kl);
+		if (kl != CK_KEY_LEN)
+			break;
+		if (one_row ? memcmp(k, cur, CK_ROW_LEN) != 0
+			    : rows == 0 || memcmp(k, cur, CK_ROW_LEN) != 0) {
+			if (one_row || rows == nrows)
+				break;
+			memcpy(cur, k, CK_ROW_LEN);
+			rows++;
+			record_reset(rec);
+			last = -1;
+		}
+		int f = field_index(k + CK_ROW_LEN, FIELD_LEN);
+		if (f == last)
+			continue; /* an older version of the column */
+		last = f;
+		const char *v = rocksdb_iter_value(it, &vl);
+		record_take(rec, f, v, vl);
+	}
+	char *err = NULL;
+	rocksdb_iter_get_error(it, &err);
+	if (rows_out)
+		*rows_out = rows;
+	return rocks_check(err, "iterate");
+}
+
+static int ck_read(void *p, const char *row, record *rec)
+{
+	rocks_ctx *c = p;
+	char start[CK_ROW_LEN];
+	ck_row(start, row);
+	rocksdb_iterator_t *it = tuned_iter(c, &c->get_it, &c->get_seq,
+					    c->s->ro_get);
+	rocksdb_iter_seek(it, start, sizeof start);
+	return ck_read_rows(it, start, true, 1, rec, NULL);
+}
+
+static int ck_scan(void *p, const char *row, int nrows, record *rec,
+		   int *rows_out)
+{
+	rocks_ctx *c = p;
+	char start[CK_ROW_LEN];
+	ck_row(start, row);
+	rocksdb_iterator_t *it = tuned_iter(c, &c->it, &c->it_seq, c->s->ro_scan);
+	rocksdb_iter_seek(it, start, sizeof start);
+	return ck_read_rows(it, start, false, nrows, rec, rows_out);
 }
 
 /* ---- SQLite: WITHOUT ROWID cells(row, fam, qual, ts DESC) -------------- */
@@ -929,7 +1128,7 @@ static int sqlite_read_rows(sqlite_state *s, sqlite3_stmt *st, bool has_row,
 					break;
 				memcpy(cur, r, ROW_LEN);
 				rows++;
-				rec->nfields = 0;
+				record_reset(rec);
 				qual[0] = 0;
 			}
 		}
@@ -1112,7 +1311,7 @@ static int lmdb_read_rows(lmdb_ctx *c, const char *row, bool one_row,
 				break;
 			memcpy(cur, kd, ROW_LEN);
 			rows++;
-			rec->nfields = 0;
+			record_reset(rec);
 		}
 		record_take(rec, field_index(kd + ROW_LEN, FIELD_LEN),
 			    v.mv_data, v.mv_size);
@@ -1145,16 +1344,19 @@ static void lmdb_close_db(void *p)
  * is taken against. */
 static const bench_engine ENGINES[] = {
 	{"rocksdb", rocks_open, rocks_thread_open, rocks_thread_close,
-	 rocks_insert, rocks_read, rocks_update, rocks_scan, rocks_close},
+	 rocks_insert, rocks_read, rocks_update, rocks_scan, rocks_close, false},
 	{"rocksdb-tuned", rocks_open, rocks_thread_open, rocks_thread_close,
-	 rocks_insert, tuned_read, rocks_update, tuned_scan, rocks_close},
-	{"saltbox", saltbox_open, NULL, NULL, saltbox_insert, saltbox_read,
-	 saltbox_update, saltbox_scan, saltbox_close},
+	 rocks_insert, tuned_read, rocks_update, tuned_scan, rocks_close, false},
+	{"saltbox", saltbox_open, saltbox_thread_open, saltbox_thread_close,
+	 saltbox_insert, saltbox_read,
+	 saltbox_update, saltbox_scan, saltbox_close, false},
 	{"sqlite", sqlite_open_db, sqlite_thread_open, sqlite_thread_close,
 	 sqlite_insert, sqlite_read, sqlite_update, sqlite_scan,
-	 sqlite_close_db},
+	 sqlite_close_db, false},
 	{"lmdb", lmdb_open_db, lmdb_thread_open, lmdb_thread_close,
-	 lmdb_insert, lmdb_read, lmdb_update, lmdb_scan, lmdb_close_db},
+	 lmdb_insert, lmdb_read, lmdb_update, lmdb_scan, lmdb_close_db, false},
+	{"rocksdb-cellkeys", ck_open, rocks_thread_open, rocks_thread_close,
+	 ck_insert, ck_read, ck_update, ck_scan, rocks_close, true},
 };
 #define NENGINES (sizeof ENGINES / sizeof ENGINES[0])
 #define REF_RAW 0   /* ENGINES[] index of raw RocksDB */
@@ -1236,7 +1438,7 @@ static void read_row(const bench_engine *e, void *ctx, const char *row,
 		     bool must_exist, phase_stats *ps)
 {
 	record rec;
-	rec.nfields = 0;
+	record_reset(&rec);
 	if (e->read(ctx, row, &rec))
 		fail("%s: read failed", e->name);
 	ps->reads++;
@@ -1328,7 +1530,7 @@ static void run_slice(engine_phase *ep, int t, uint64_t until)
 		} else if ((x -= w->scan) < 0 && w->scan > 0) {
 			int len = 1 + (int)(rng_next(r) % MAX_SCAN_LEN);
 			int rows = 0;
-			rec.nfields = 0;
+			record_reset(&rec);
 			if (e->scan(ctx, row, len, &rec, &rows))
 				fail("%s: scan failed", e->name);
 			g_sink += rec.vals[0][0];
@@ -1690,13 +1892,15 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: bench_engine [--records N] [--ops N] [--scan-ops N]\n"
 		"                    [--workloads ABCDEF] [--dist uniform|zipfian|both]\n"
-		"                    [--engines rocksdb,rocksdb-tuned,saltbox,sqlite,lmdb]\n"
+		"                    [--engines rocksdb,rocksdb-tuned,saltbox,sqlite,lmdb,\n"
+		"                               rocksdb-cellkeys]\n"
 		"                    [--threads N[,N...]] [--isolate]\n"
 		"                    [--block-size BYTES] [--seed N] [--dir DIR]\n"
 		"                    [--rounds N] [--cache BYTES] [--row-cache BYTES]\n"
 		"                    [--mmap-reads]\n"
 		"Defaults: 100000 records, 200000 ops per workload, E runs\n"
-		"ops/10 scans, all workloads, zipfian, all engines, 1 thread, 64 KiB\n"
+		"ops/10 scans, all workloads, zipfian, all engines but\n"
+		"rocksdb-cellkeys, 1 thread, 64 KiB\n"
 		"blocks, temp dir under /tmp (removed at exit), 12 rounds: each\n"
 		"phase runs in that many slices, engines taking turns in an\n"
 		"order that rotates every round; an engine's time is the sum\n"
@@ -1716,7 +1920,9 @@ static void usage(void)
 		"turns it off and gives the block cache all of --cache).\n"
 		"--mmap-reads: Saltbox and both RocksDB references read store\n"
 		"files through mmap (sbx_db_options.mmap_reads, RocksDB's\n"
-		"allow_mmap_reads).\n");
+		"allow_mmap_reads).\n"
+		"rocksdb-cellkeys: the tuned reference over Saltbox's cell-key\n"
+		"layout (versions, no markers): the layout's floor.\n");
 	exit(2);
 }
 
@@ -1845,7 +2051,7 @@ int main(int argc, char **argv)
 	bool scan_ops_set = false, isolate = false;
 	bool on[NENGINES];
 	for (size_t e = 0; e < NENGINES; e++)
-		on[e] = true;
+		on[e] = !ENGINES[e].opt_in;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--isolate")) {
