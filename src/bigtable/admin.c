@@ -136,21 +136,34 @@ static void gc_free(Sbxbta__GcRule *r)
 		protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* A rule as the server sent it, into HBase's attributes. What HBase cannot
+ * hold is read as the nearest it can: a version count below 1 keeps no
+ * rule (HBase's VERSIONS and MIN_VERSIONS are positive), an age of zero or
+ * less none either, an age past HBase's FOREVER (2^31 - 1 s, 68 years) is
+ * FOREVER, and a fraction of a second rounds up: a server's odd rule never
+ * reaches the read path as a count or a cutoff it cannot compute. */
 static void gc_read(const Sbxbta__GcRule *r, sbx_family_desc *f, bool inside)
 {
 	if (!r)
 		return;
 	switch (r->rule_case) {
 	case SBXBTA__GC_RULE__RULE_MAX_NUM_VERSIONS:
+		if (r->max_num_versions < 1)
+			break;
 		if (inside)
 			f->min_versions = r->max_num_versions;
 		else
 			f->max_versions = r->max_num_versions;
 		break;
-	case SBXBTA__GC_RULE__RULE_MAX_AGE:
-		if (r->max_age)
-			f->ttl_seconds = r->max_age->seconds;
+	case SBXBTA__GC_RULE__RULE_MAX_AGE: {
+		const Sbxbta__Duration *d = r->max_age;
+		if (!d || d->seconds < 0 || (d->seconds == 0 && d->nanos <= 0))
+			break;
+		f->ttl_seconds = d->seconds < SBX_TTL_FOREVER
+					 ? d->seconds + (d->nanos > 0)
+					 : SBX_TTL_FOREVER;
 		break;
+	}
 	case SBXBTA__GC_RULE__RULE_UNION:
 		for (size_t i = 0; i < r->union_->n_rules; i++)
 			gc_read(r->union_->rules[i], f, inside);
@@ -205,23 +218,62 @@ static int get_table(Sbxbta__Table **out, bt_db *db, const char *name)
 	return rc;
 }
 
-static int families_of(const Sbxbta__Table *t, sbx_family_desc **out,
-		       size_t *n)
+/* A family read from the answer, and where it stood in it. */
+typedef struct read_family {
+	sbx_family_desc f;
+	size_t at;
+} read_family;
+
+static int cmp_read_family(const void *a, const void *b)
 {
-	sbx_family_desc *f = sbx_calloc(t->n_column_families + 1, sizeof *f);
-	if (!f)
+	const read_family *x = a, *y = b;
+	int c = cmp_family(&x->f, &y->f);
+	return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+int bt_families_of(const Sbxbta__Table *t, sbx_family_desc **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	size_t nf = t->n_column_families;
+	read_family *v = sbx_calloc(nf + 1, sizeof *v);
+	sbx_family_desc *f = sbx_calloc(nf + 1, sizeof *f);
+	if (!v || !f) {
+		free(v);
+		free(f);
 		return SBX_ENOMEM_SET();
-	for (size_t i = 0; i < t->n_column_families; i++) {
+	}
+	for (size_t i = 0; i < nf; i++) {
 		const Sbxbta__Table__ColumnFamiliesEntry *e =
 			t->column_families[i];
-		sbx_family_desc_init(&f[i], e->key);
-		f[i].max_versions = INT32_MAX; /* no rule: keep everything */
+		/* Bigtable's family names ([-_.a-zA-Z0-9], 64 at most) are all
+		 * HBase names: another is a broken answer, not a family */
+		if (sbx_family_desc_init(&v[i].f, e->key)) {
+			char why[256]; /* the message is rewritten below */
+			snprintf(why, sizeof why, "%s", sbx_errmsg());
+			int rc = sbx_error_set(SBX_EREMOTE,
+					       "Bigtable answered a column family "
+					       "name HBase cannot hold (%s)",
+					       why);
+			free(v);
+			free(f);
+			return rc;
+		}
+		v[i].at = i;
+		v[i].f.max_versions = INT32_MAX; /* no rule: keep everything */
 		if (e->value && e->value->gc_rule)
-			gc_read(e->value->gc_rule, &f[i], false);
+			gc_read(e->value->gc_rule, &v[i].f, false);
 	}
-	qsort(f, t->n_column_families, sizeof *f, cmp_family);
+	/* A map entry given twice counts once, the last one (protobuf's rule
+	 * for maps) */
+	qsort(v, nf, sizeof *v, cmp_read_family);
+	size_t k = 0;
+	for (size_t i = 0; i < nf; i++)
+		if (i + 1 == nf || cmp_family(&v[i].f, &v[i + 1].f))
+			f[k++] = v[i].f;
+	free(v);
 	*out = f;
-	*n = t->n_column_families;
+	*n = k;
 	return SBX_OK;
 }
 
@@ -246,7 +298,7 @@ int bt_schema_get(bt_db *db, const char *table, sbx_family_desc **out,
 	int rc = get_table(&t, db, table);
 	if (rc)
 		return rc;
-	rc = families_of(t, out, n);
+	rc = bt_families_of(t, out, n);
 	protobuf_c_message_free_unpacked(&t->base, NULL);
 	if (rc)
 		return rc;
@@ -425,7 +477,7 @@ int bt_table_describe(sbx_table_info **out, void *p, const char *name)
 	if (!info || !(info->name = sbx_strdup(name)))
 		rc = SBX_ENOMEM_SET();
 	else
-		rc = families_of(t, &info->families, &info->nfamilies);
+		rc = bt_families_of(t, &info->families, &info->nfamilies);
 	protobuf_c_message_free_unpacked(&t->base, NULL);
 	if (rc) {
 		sbx_table_info_free(info);

@@ -102,6 +102,11 @@ int bt_table_path(char **out, bt_db *db, const char *name);
 /* The families (VERSIONS, TTL) of `table`, cached; copied into *out. */
 int bt_schema_get(bt_db *db, const char *table, sbx_family_desc **out,
 		  size_t *n);
+/* A GetTable answer's families, sorted by name, with their GC rules read
+ * as HBase's VERSIONS, MIN_VERSIONS and TTL (admin.c: gc_read says how a
+ * rule HBase cannot hold is read). *out (n + 1 entries) is the caller's to
+ * free. SBX_ENOMEM only. */
+int bt_families_of(const Sbxbta__Table *t, sbx_family_desc **out, size_t *n);
 void bt_schema_forget(bt_db *db, const char *table);
 void bt_schema_free_all(bt_db *db);
 
@@ -165,6 +170,15 @@ int bt_prefilter(Sbxbt__RowFilter **out, const sbx_filter *f);
 /* Read one row with a Bigtable filter (NULL = all cells): fn sees it if
  * any cell survives. */
 struct bt_row;
+struct bt_merger;
+/* Feed one ReadRows response's chunks, in order, to the merger m; each
+ * committed row goes to fn. SBX_OK; SBX_EREMOTE with the error set for an
+ * invalid stream (m is then unusable); SBX_ENOMEM; or fn's nonzero
+ * return. The one path from the wire to the merger (fuzz_bigtable_response
+ * drives it with arbitrary responses). */
+int bt_read_rows_feed(struct bt_merger *m, const Sbxbt__ReadRowsResponse *resp,
+		      int (*fn)(void *ctx, const struct bt_row *row),
+		      void *ctx);
 int bt_read_row(bt_table *t, const uint8_t *row, size_t row_len,
 		Sbxbt__RowFilter *filter,
 		int (*fn)(void *ctx, const struct bt_row *row), void *ctx);

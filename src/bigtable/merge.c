@@ -31,6 +31,9 @@ void bt_merger_free(bt_merger *m)
 	memset(m, 0, sizeof *m);
 }
 
+/* The most a split cell's announced size reserves (start_cell). */
+#define RESERVE_MAX ((size_t)1 << 20)
+
 static int bad(bt_merger *m, const char *why)
 {
 	snprintf(m->why, sizeof m->why, "%s", why);
@@ -90,8 +93,13 @@ static int start_cell(bt_merger *m, const bt_chunk *c)
 	if (c->nlabels && append(m, c->label, c->label_len, &cell->label_off))
 		return SBX_ENOMEM;
 	cell->label_len = c->nlabels ? c->label_len : 0;
+	/* value_size is the server's word for the whole value: room for it
+	 * up front, up to a bound (a value past it grows as it arrives), so
+	 * a wrong size cannot make the client allocate gigabytes */
 	if (c->value_size > 0 &&
-	    sbx_buf_reserve(&m->row.arena, (size_t)c->value_size))
+	    sbx_buf_reserve(&m->row.arena, (size_t)c->value_size < RESERVE_MAX
+						 ? (size_t)c->value_size
+						 : RESERVE_MAX))
 		return SBX_ENOMEM;
 	if (append(m, c->value, c->value_len, &cell->value_off))
 		return SBX_ENOMEM;

@@ -124,10 +124,9 @@ static int count_row(void *p, const bt_row *row)
 	return r->fn(r->ctx, row);
 }
 
-static int on_response(void *p, ProtobufCMessage **msg)
+int bt_read_rows_feed(bt_merger *m, const Sbxbt__ReadRowsResponse *resp,
+		      bt_row_fn fn, void *ctx)
 {
-	read_ctx *r = p;
-	const Sbxbt__ReadRowsResponse *resp = (const void *)*msg;
 	for (size_t i = 0; i < resp->n_chunks; i++) {
 		const Sbxbt__ReadRowsResponse__CellChunk *c = resp->chunks[i];
 		bt_chunk ch = {0};
@@ -158,18 +157,24 @@ static int on_response(void *p, ProtobufCMessage **msg)
 		ch.commit_row = c->row_status_case ==
 				SBXBT__READ_ROWS_RESPONSE__CELL_CHUNK__ROW_STATUS_COMMIT_ROW &&
 				c->commit_row;
-		int rc = bt_merger_chunk(&r->m, &ch, count_row, r);
-		if (rc == SBX_EREMOTE && r->m.why[0])
+		int rc = bt_merger_chunk(m, &ch, fn, ctx);
+		if (rc == SBX_EREMOTE && m->why[0])
 			return sbx_error_set(SBX_EREMOTE,
 					     "Bigtable ReadRows: an invalid "
 					     "stream (%s)",
-					     r->m.why);
+					     m->why);
 		if (rc == SBX_ENOMEM)
 			return SBX_ENOMEM_SET();
 		if (rc)
 			return rc;
 	}
 	return SBX_OK;
+}
+
+static int on_response(void *p, ProtobufCMessage **msg)
+{
+	read_ctx *r = p;
+	return bt_read_rows_feed(&r->m, (const void *)*msg, count_row, r);
 }
 
 /* Run one ReadRows, handing each committed row to fn; *rows counts them. */

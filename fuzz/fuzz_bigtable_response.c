@@ -1,0 +1,130 @@
+/*
+ * fuzz_bigtable_response.c - what a Bigtable server (or whatever answers in
+ * its place) sends the Bigtable backend: ReadRows response streams through
+ * the chunk merger (bt_read_rows_feed, the backend's own path from the
+ * wire), and GetTable answers read as HBase families (bt_families_of).
+ *
+ * Input: byte 0 picks the kind (bit 0: GetTable, else ReadRows; bit 1: a
+ * reversed read); the rest is a sequence of messages, each a 2-byte
+ * big-endian length and that many bytes of protobuf (a message that does
+ * not parse is skipped, as the RPC layer would fail the call). Checked:
+ * every committed row has a key and cells whose bytes lie in its arena,
+ * keys strictly in the read's order, every answer SBX_OK or SBX_EREMOTE
+ * with a message (never a crash, a leak or a huge allocation); every
+ * family named, with VERSIONS >= 1, MIN_VERSIONS >= 0, a TTL in [1,
+ * FOREVER], and no name twice.
+ */
+#include "bigtable/bigtable.h"
+#include "bigtable/merge.h"
+#include "common/bytes.h"
+
+#include <saltbox.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rows_seen {
+	bool reversed, have_last;
+	sbx_buf last;
+} rows_seen;
+
+static bool within(const bt_row *row, size_t off, size_t len)
+{
+	return off <= row->arena.len && len <= row->arena.len - off;
+}
+
+static int on_row(void *p, const bt_row *row)
+{
+	rows_seen *s = p;
+	if (!row->key.len || !row->n)
+		abort();
+	for (size_t i = 0; i < row->n; i++) {
+		const bt_cell *c = &row->cells[i];
+		if (!within(row, c->family_off, c->family_len) ||
+		    !within(row, c->qual_off, c->qual_len) ||
+		    !within(row, c->label_off, c->label_len) ||
+		    !within(row, c->value_off, c->value_len))
+			abort();
+	}
+	if (s->have_last) {
+		int d = sbx_bytes_cmp(row->key.data, row->key.len,
+				      s->last.data, s->last.len);
+		if (s->reversed ? d >= 0 : d <= 0)
+			abort();
+	}
+	if (sbx_buf_set(&s->last, row->key.data, row->key.len))
+		return SBX_ENOMEM;
+	s->have_last = true;
+	return SBX_OK;
+}
+
+static void check_answer(int rc)
+{
+	if (rc == SBX_EREMOTE && !sbx_errmsg()[0])
+		abort();
+	if (rc != SBX_OK && rc != SBX_EREMOTE && rc != SBX_ENOMEM)
+		abort();
+}
+
+static void read_rows(const uint8_t *p, size_t n, bool reversed)
+{
+	bt_merger m;
+	bt_merger_init(&m, reversed);
+	rows_seen seen = {.reversed = reversed};
+	int rc = SBX_OK;
+	while (!rc && n >= 2) {
+		size_t len = (size_t)p[0] << 8 | p[1];
+		p += 2, n -= 2;
+		if (len > n)
+			len = n;
+		Sbxbt__ReadRowsResponse *r =
+			sbxbt__read_rows_response__unpack(NULL, len, p);
+		p += len, n -= len;
+		if (!r)
+			continue;
+		rc = bt_read_rows_feed(&m, r, on_row, &seen);
+		protobuf_c_message_free_unpacked(&r->base, NULL);
+	}
+	if (!rc)
+		rc = bt_merger_finish(&m);
+	check_answer(rc);
+	bt_merger_free(&m);
+	sbx_buf_free(&seen.last);
+}
+
+static void get_table(const uint8_t *p, size_t n)
+{
+	size_t len = n >= 2 ? (size_t)p[0] << 8 | p[1] : 0;
+	if (len > n - 2 * (n >= 2))
+		len = n - 2 * (n >= 2);
+	Sbxbta__Table *t = sbxbta__table__unpack(NULL, len, p + 2 * (n >= 2));
+	if (!t)
+		return;
+	sbx_family_desc *f;
+	size_t nf;
+	int rc = bt_families_of(t, &f, &nf);
+	check_answer(rc);
+	for (size_t i = 0; !rc && i < nf; i++) {
+		if (!f[i].name[0] || f[i].max_versions < 1 ||
+		    f[i].min_versions < 0 || f[i].ttl_seconds < 1 ||
+		    f[i].ttl_seconds > SBX_TTL_FOREVER)
+			abort();
+		if (i && strcmp(f[i - 1].name, f[i].name) >= 0)
+			abort(); /* sorted, each name once */
+	}
+	if (!rc)
+		free(f);
+	protobuf_c_message_free_unpacked(&t->base, NULL);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!size)
+		return 0;
+	if (data[0] & 1)
+		get_table(data + 1, size - 1);
+	else
+		read_rows(data + 1, size - 1, data[0] & 2);
+	return 0;
+}
