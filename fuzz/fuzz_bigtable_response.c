@@ -2,17 +2,20 @@
  * fuzz_bigtable_response.c - what a Bigtable server (or whatever answers in
  * its place) sends the Bigtable backend: ReadRows response streams through
  * the chunk merger (bt_read_rows_feed, the backend's own path from the
- * wire), and GetTable answers read as HBase families (bt_families_of).
+ * wire), GetTable answers read as HBase families (bt_families_of), and
+ * SampleRowKeys streams read as tablets (bt_sample_add, bt_regions_of).
  *
- * Input: byte 0 picks the kind (bit 0: GetTable, else ReadRows; bit 1: a
- * reversed read); the rest is a sequence of messages, each a 2-byte
+ * Input: byte 0 picks the kind (its low two bits: 0 ReadRows, 2 ReadRows
+ * reversed, 1 GetTable, 3 SampleRowKeys); the rest is a sequence of
+ * messages (GetTable reads the first), each a 2-byte
  * big-endian length and that many bytes of protobuf (a message that does
  * not parse is skipped, as the RPC layer would fail the call). Checked:
  * every committed row has a key and cells whose bytes lie in its arena,
  * keys strictly in the read's order, every answer SBX_OK or SBX_EREMOTE
  * with a message (never a crash, a leak or a huge allocation); every
  * family named, with VERSIONS >= 1, MIN_VERSIONS >= 0, a TTL in [1,
- * FOREVER], and no name twice.
+ * FOREVER], and no name twice; tablets that tile the table, each start
+ * below its end.
  */
 #include "bigtable/bigtable.h"
 #include "bigtable/merge.h"
@@ -95,10 +98,13 @@ static void read_rows(const uint8_t *p, size_t n, bool reversed)
 
 static void get_table(const uint8_t *p, size_t n)
 {
-	size_t len = n >= 2 ? (size_t)p[0] << 8 | p[1] : 0;
-	if (len > n - 2 * (n >= 2))
-		len = n - 2 * (n >= 2);
-	Sbxbta__Table *t = sbxbta__table__unpack(NULL, len, p + 2 * (n >= 2));
+	if (n < 2)
+		return;
+	size_t len = (size_t)p[0] << 8 | p[1];
+	p += 2, n -= 2;
+	if (len > n)
+		len = n;
+	Sbxbta__Table *t = sbxbta__table__unpack(NULL, len, p);
 	if (!t)
 		return;
 	sbx_family_desc *f;
@@ -118,13 +124,66 @@ static void get_table(const uint8_t *p, size_t n)
 	protobuf_c_message_free_unpacked(&t->base, NULL);
 }
 
+static void sample_row_keys(const uint8_t *p, size_t n)
+{
+	bt_keys keys = {0};
+	int rc = SBX_OK;
+	while (!rc && n >= 2) {
+		size_t len = (size_t)p[0] << 8 | p[1];
+		p += 2, n -= 2;
+		if (len > n)
+			len = n;
+		Sbxbt__SampleRowKeysResponse *r =
+			sbxbt__sample_row_keys_response__unpack(NULL, len, p);
+		p += len, n -= len;
+		if (!r)
+			continue;
+		rc = bt_sample_add(&keys, r);
+		protobuf_c_message_free_unpacked(&r->base, NULL);
+	}
+	sbx_region_info *r = NULL;
+	size_t nr = 0;
+	if (!rc)
+		rc = bt_regions_of(&r, &nr, "t", keys.keys, keys.n);
+	else
+		for (size_t i = 0; i < keys.n; i++)
+			sbx_buf_free(&keys.keys[i]);
+	free(keys.keys);
+	check_answer(rc);
+	if (rc)
+		return;
+	if (!nr || r[0].start_len || r[nr - 1].end_len)
+		abort(); /* from the table's start to its end */
+	for (size_t i = 0; i < nr; i++) {
+		if (i + 1 < nr &&
+		    (!r[i].end_len ||
+		     sbx_bytes_cmp(r[i].end_key, r[i].end_len, r[i + 1].start_key,
+				   r[i + 1].start_len)))
+			abort(); /* each tablet ends where the next starts */
+		if (i && i + 1 < nr &&
+		    sbx_bytes_cmp(r[i].start_key, r[i].start_len, r[i].end_key,
+				  r[i].end_len) >= 0)
+			abort();
+		if (!r[i].name)
+			abort();
+	}
+	sbx_region_infos_free(r, nr);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!size)
 		return 0;
-	if (data[0] & 1)
+	switch (data[0] & 3) {
+	case 1:
 		get_table(data + 1, size - 1);
-	else
+		break;
+	case 3:
+		sample_row_keys(data + 1, size - 1);
+		break;
+	default:
 		read_rows(data + 1, size - 1, data[0] & 2);
+		break;
+	}
 	return 0;
 }

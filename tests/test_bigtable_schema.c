@@ -4,9 +4,10 @@
  * rule read as HBase's VERSIONS, MIN_VERSIONS and TTL (src/bigtable/
  * admin.c, gc_read), rules HBase cannot hold read as the nearest it can, a
  * family given twice counted once (the last), a name HBase cannot hold
- * refused; and a split cell's announced size reserving a bounded amount
- * (src/bigtable/merge.c). fuzz/fuzz_bigtable_response.c runs the same
- * paths over arbitrary answers.
+ * refused; a split cell's announced size reserving a bounded amount
+ * (src/bigtable/merge.c); SampleRowKeys' keys read as tablets that tile
+ * the table, even out of order or repeated. fuzz/fuzz_bigtable_response.c
+ * runs the same paths over arbitrary answers.
  */
 #include "check.h"
 
@@ -232,6 +233,63 @@ static void test_split_cell_size_bounded(void)
 	sbx_buf_free(&value);
 }
 
+/* ---- SampleRowKeys as tablets ---- */
+
+static void sample(bt_keys *k, const char *key)
+{
+	Sbxbt__SampleRowKeysResponse r = SBXBT__SAMPLE_ROW_KEYS_RESPONSE__INIT;
+	r.row_key = (ProtobufCBinaryData){strlen(key), (uint8_t *)key};
+	CHECK_INT(bt_sample_add(k, &r), SBX_OK);
+}
+
+static void test_samples_as_tablets(void)
+{
+	/* in order, the table's end ("") last: Bigtable's answer */
+	bt_keys k = {0};
+	sample(&k, "g");
+	sample(&k, "p");
+	sample(&k, "");
+	CHECK_INT(k.n, 2); /* the end is no key */
+	sbx_region_info *r;
+	size_t n;
+	CHECK_INT(bt_regions_of(&r, &n, "t", k.keys, k.n), SBX_OK);
+	free(k.keys);
+	CHECK_INT(n, 3);
+	CHECK_MEM(r[0].start_key, r[0].start_len, "");
+	CHECK_MEM(r[0].end_key, r[0].end_len, "g");
+	CHECK_MEM(r[1].start_key, r[1].start_len, "g");
+	CHECK_MEM(r[1].end_key, r[1].end_len, "p");
+	CHECK_MEM(r[2].start_key, r[2].start_len, "p");
+	CHECK_MEM(r[2].end_key, r[2].end_len, "");
+	CHECK_STR(r[1].name, "t,tablet-1");
+	sbx_region_infos_free(r, n);
+
+	/* out of order and repeated: read sorted, each key once */
+	bt_keys odd = {0};
+	sample(&odd, "p");
+	sample(&odd, "c");
+	sample(&odd, "p");
+	sample(&odd, "");
+	sample(&odd, "c");
+	CHECK_INT(bt_regions_of(&r, &n, "t", odd.keys, odd.n), SBX_OK);
+	free(odd.keys);
+	CHECK_INT(n, 3);
+	CHECK_MEM(r[0].end_key, r[0].end_len, "c");
+	CHECK_MEM(r[1].start_key, r[1].start_len, "c");
+	CHECK_MEM(r[1].end_key, r[1].end_len, "p");
+	CHECK_MEM(r[2].start_key, r[2].start_len, "p");
+	CHECK_MEM(r[2].end_key, r[2].end_len, "");
+	sbx_region_infos_free(r, n);
+
+	/* no keys: one tablet, the whole table */
+	CHECK_INT(bt_regions_of(&r, &n, "t", NULL, 0), SBX_OK);
+	CHECK_INT(n, 1);
+	CHECK_INT(r[0].start_len, 0);
+	CHECK_INT(r[0].end_len, 0);
+	sbx_region_infos_free(r, n);
+}
+
 TEST_MAIN(T(test_rules_read_as_hbase_attributes),
 	  T(test_rules_hbase_cannot_hold), T(test_family_given_twice),
-	  T(test_name_hbase_cannot_hold), T(test_split_cell_size_bounded))
+	  T(test_name_hbase_cannot_hold), T(test_split_cell_size_bounded),
+	  T(test_samples_as_tablets))

@@ -8,6 +8,7 @@
 #include "bigtable/bigtable.h"
 
 #include "common/alloc.h"
+#include "common/bytes.h"
 #include "common/error.h"
 
 #include <stdio.h>
@@ -725,15 +726,8 @@ void bt_table_close(void *p)
 
 /* ---- regions: tablets from SampleRowKeys ------------------------------------ */
 
-typedef struct sample_ctx {
-	sbx_buf *keys;
-	size_t n, cap;
-} sample_ctx;
-
-static int on_sample(void *p, ProtobufCMessage **msg)
+int bt_sample_add(bt_keys *c, const Sbxbt__SampleRowKeysResponse *r)
 {
-	sample_ctx *c = p;
-	const Sbxbt__SampleRowKeysResponse *r = (const void *)*msg;
 	if (!r->row_key.len)
 		return SBX_OK; /* "" = the end of the table */
 	if (c->n == c->cap) {
@@ -750,6 +744,11 @@ static int on_sample(void *p, ProtobufCMessage **msg)
 								 : SBX_OK;
 }
 
+static int on_sample(void *p, ProtobufCMessage **msg)
+{
+	return bt_sample_add(p, (const void *)*msg);
+}
+
 static uint8_t *copy_key(const sbx_buf *b, size_t *len)
 {
 	*len = b ? b->len : 0;
@@ -757,6 +756,53 @@ static uint8_t *copy_key(const sbx_buf *b, size_t *len)
 	if (d && *len)
 		memcpy(d, b->data, *len);
 	return d;
+}
+
+static int cmp_buf(const void *a, const void *b)
+{
+	const sbx_buf *x = a, *y = b;
+	return sbx_bytes_cmp(x->data, x->len, y->data, y->len);
+}
+
+int bt_regions_of(sbx_region_info **out, size_t *n, const char *table,
+		  sbx_buf *keys, size_t nkeys)
+{
+	*out = NULL;
+	*n = 0;
+	/* Bigtable answers the keys in order, each once; one that does not
+	 * is read in order, each key once, so tablets never overlap */
+	if (nkeys)
+		qsort(keys, nkeys, sizeof *keys, cmp_buf);
+	size_t k = 0;
+	for (size_t i = 0; i < nkeys; i++)
+		if (!k || cmp_buf(&keys[k - 1], &keys[i]))
+			keys[k++] = keys[i];
+		else
+			sbx_buf_free(&keys[i]);
+	/* tablet i covers [key i-1, key i): the sample keys end tablets */
+	sbx_region_info *r = sbx_calloc(k + 1, sizeof *r);
+	for (size_t i = 0; r && i <= k; i++) {
+		r[i].start_key = copy_key(i ? &keys[i - 1] : NULL,
+					  &r[i].start_len);
+		r[i].end_key = copy_key(i < k ? &keys[i] : NULL, &r[i].end_len);
+		size_t len = strlen(table) + 64;
+		r[i].name = sbx_malloc(len);
+		if (!r[i].start_key || !r[i].end_key || !r[i].name) {
+			sbx_region_infos_free(r, i + 1);
+			r = NULL;
+			break;
+		}
+		snprintf(r[i].name, len, "%s,tablet-%zu", table, i);
+		snprintf(r[i].encoded, sizeof r[i].encoded, "%032zx", i);
+		r[i].id = i;
+	}
+	for (size_t i = 0; i < k; i++)
+		sbx_buf_free(&keys[i]);
+	if (!r)
+		return SBX_ENOMEM_SET();
+	*out = r;
+	*n = k + 1;
+	return SBX_OK;
 }
 
 int bt_regions(sbx_region_info **out, size_t *n, void *p, const char *table)
@@ -770,41 +816,19 @@ int bt_regions(sbx_region_info **out, size_t *n, void *p, const char *table)
 		return rc;
 	Sbxbt__SampleRowKeysRequest req = SBXBT__SAMPLE_ROW_KEYS_REQUEST__INIT;
 	req.table_name = path;
-	sample_ctx c = {0};
+	bt_keys c = {0};
 	rc = bt_call(db, "/google.bigtable.v2.Bigtable/SampleRowKeys",
 		     "table_name", path, &req.base,
 		     &sbxbt__sample_row_keys_response__descriptor, on_sample, &c);
 	if (rc == SBX_ENOTFOUND)
 		rc = sbx_error_set(SBX_ENOTFOUND, "table '%s' does not exist",
 				   table);
-	/* tablet i covers [key i-1, key i): the sample keys end tablets */
-	sbx_region_info *r = rc ? NULL : sbx_calloc(c.n + 1, sizeof *r);
-	if (!rc && !r)
-		rc = SBX_ENOMEM_SET();
-	for (size_t i = 0; !rc && i <= c.n; i++) {
-		r[i].start_key = copy_key(i ? &c.keys[i - 1] : NULL,
-					  &r[i].start_len);
-		r[i].end_key = copy_key(i < c.n ? &c.keys[i] : NULL,
-					&r[i].end_len);
-		size_t len = strlen(table) + 64;
-		r[i].name = sbx_malloc(len);
-		if (!r[i].start_key || !r[i].end_key || !r[i].name) {
-			rc = SBX_ENOMEM_SET();
-			sbx_region_infos_free(r, i + 1);
-			r = NULL;
-			break;
-		}
-		snprintf(r[i].name, len, "%s,tablet-%zu", table, i);
-		snprintf(r[i].encoded, sizeof r[i].encoded, "%032zx", i);
-		r[i].id = i;
-	}
-	for (size_t i = 0; i < c.n; i++)
-		sbx_buf_free(&c.keys[i]);
+	if (!rc)
+		rc = bt_regions_of(out, n, table, c.keys, c.n);
+	else
+		for (size_t i = 0; i < c.n; i++)
+			sbx_buf_free(&c.keys[i]);
 	free(c.keys);
 	free(path);
-	if (rc)
-		return rc;
-	*out = r;
-	*n = c.n + 1;
-	return SBX_OK;
+	return rc;
 }

@@ -130,6 +130,19 @@ int bt_table_major_compact(void *db, const char *name);
 int bt_table_open(void **out, void *db, const char *name);
 void bt_table_close(void *t);
 int bt_regions(sbx_region_info **out, size_t *n, void *db, const char *table);
+/* SampleRowKeys' answers as they stream in: each message's key (the empty
+ * key, the table's end, is left out) appended to keys. SBX_ENOMEM only. */
+typedef struct bt_keys {
+	sbx_buf *keys;
+	size_t n, cap;
+} bt_keys;
+int bt_sample_add(bt_keys *c, const Sbxbt__SampleRowKeysResponse *r);
+/* SampleRowKeys' keys as tablets of `table`: tablet i covers [key i-1,
+ * key i), the first from the table's start, the last to its end. Keys out
+ * of order or given twice are read sorted, each once. Frees each key's
+ * bytes (not the array). SBX_ENOMEM only. */
+int bt_regions_of(sbx_region_info **out, size_t *n, const char *table,
+		  sbx_buf *keys, size_t nkeys);
 
 /* ---- data.c --------------------------------------------------------------- */
 
