@@ -70,20 +70,33 @@ static void check_answer(int rc)
 		abort();
 }
 
+/* The next message of the input: its bytes and length (cut at the input's
+ * end); false when none is left. */
+static bool next_message(const uint8_t **p, size_t *n, const uint8_t **msg,
+			 size_t *len)
+{
+	if (*n < 2)
+		return false;
+	*len = (size_t)(*p)[0] << 8 | (*p)[1];
+	*p += 2, *n -= 2;
+	if (*len > *n)
+		*len = *n;
+	*msg = *p;
+	*p += *len, *n -= *len;
+	return true;
+}
+
 static void read_rows(const uint8_t *p, size_t n, bool reversed)
 {
 	bt_merger m;
 	bt_merger_init(&m, reversed);
 	rows_seen seen = {.reversed = reversed};
 	int rc = SBX_OK;
-	while (!rc && n >= 2) {
-		size_t len = (size_t)p[0] << 8 | p[1];
-		p += 2, n -= 2;
-		if (len > n)
-			len = n;
+	const uint8_t *msg;
+	size_t len;
+	while (!rc && next_message(&p, &n, &msg, &len)) {
 		Sbxbt__ReadRowsResponse *r =
-			sbxbt__read_rows_response__unpack(NULL, len, p);
-		p += len, n -= len;
+			sbxbt__read_rows_response__unpack(NULL, len, msg);
 		if (!r)
 			continue;
 		rc = bt_read_rows_feed(&m, r, on_row, &seen);
@@ -98,13 +111,11 @@ static void read_rows(const uint8_t *p, size_t n, bool reversed)
 
 static void get_table(const uint8_t *p, size_t n)
 {
-	if (n < 2)
+	const uint8_t *msg;
+	size_t len;
+	if (!next_message(&p, &n, &msg, &len))
 		return;
-	size_t len = (size_t)p[0] << 8 | p[1];
-	p += 2, n -= 2;
-	if (len > n)
-		len = n;
-	Sbxbta__Table *t = sbxbta__table__unpack(NULL, len, p);
+	Sbxbta__Table *t = sbxbta__table__unpack(NULL, len, msg);
 	if (!t)
 		return;
 	sbx_family_desc *f;
@@ -128,14 +139,11 @@ static void sample_row_keys(const uint8_t *p, size_t n)
 {
 	bt_keys keys = {0};
 	int rc = SBX_OK;
-	while (!rc && n >= 2) {
-		size_t len = (size_t)p[0] << 8 | p[1];
-		p += 2, n -= 2;
-		if (len > n)
-			len = n;
+	const uint8_t *msg;
+	size_t len;
+	while (!rc && next_message(&p, &n, &msg, &len)) {
 		Sbxbt__SampleRowKeysResponse *r =
-			sbxbt__sample_row_keys_response__unpack(NULL, len, p);
-		p += len, n -= len;
+			sbxbt__sample_row_keys_response__unpack(NULL, len, msg);
 		if (!r)
 			continue;
 		rc = bt_sample_add(&keys, r);
