@@ -1,12 +1,9 @@
 /*
  * test_kept_iterator.c - the embedded engine keeps a get's RocksDB
- * iterator with the table's parked reader for the next get, and a forward
- * scan's with no stop row for the next such scan (src/engine/reader.c):
- * gets of other rows through it (rows that are prefixes of each other, a
- * missing row between two, scans and filtered gets between gets), and
- * scans from other rows (with limits, past the last row, reads of other
- * kinds between them, writes, flushes and compactions between them) read
- * exactly what a fresh iterator reads; every way the table
+ * iterator with the table's parked reader for the next get (src/engine/
+ * reader.c): gets of other rows through it (rows that are prefixes of
+ * each other, a missing row between two, scans and filtered gets between
+ * gets) read exactly what a fresh iterator reads; every way the table
  * changes drops it (a put, a batch, a multi-row write, flush, major
  * compaction, truncate, bulk load, a family deleted) so no get reads
  * a store older than a write that returned; it is not reused once older
@@ -312,94 +309,5 @@ static void test_close_with_one_kept(void)
 	teardown();
 }
 
-/* What a scan reads (engine_util.h's scan_str: "row/f:q=value;" a row,
- * rows separated by '|'). */
-static const char *scan_rows(const char *start, const char *stop,
-			     bool reversed, int limit)
-{
-	sbx_scan_opts so;
-	sbx_scan_opts_init(&so);
-	if (start) {
-		so.start_row = start;
-		so.start_row_len = strlen(start);
-	}
-	if (stop) {
-		so.stop_row = stop;
-		so.stop_row_len = strlen(stop);
-	}
-	so.reversed = reversed;
-	so.limit = limit;
-	return scan_str(tb, &so, false);
-}
-
-static void test_scans_through_one_iterator(void)
-{
-	setup("kept_scans");
-	freeze_clock(); /* no 100 ms limit reached, however slow the host */
-	CHECK(kept(db, "t", NULL) == NULL);
-	CHECK_STR(scan_rows("r1", NULL, false, 2),
-		  "r1/f:q=v-r1;|r10/f:q=v-r10;");
-	rocksdb_iterator_t *it = kept(db, "t", NULL);
-	CHECK(it != NULL); /* a forward scan with no stop row keeps one */
-	/* other start rows, limits, a start between rows, past the last */
-	CHECK_STR(scan_rows("r2", NULL, false, 0),
-		  "r2/f:q=v-r2;|r3/f:q=v-r3;|s/f:q=v-s;");
-	CHECK_STR(scan_rows("r1x", NULL, false, 0),
-		  "r1x/f:q=v-r1x;|r2/f:q=v-r2;|r3/f:q=v-r3;|s/f:q=v-s;");
-	CHECK_STR(scan_rows("r15", NULL, false, 1), "r1x/f:q=v-r1x;");
-	CHECK_STR(scan_rows("t", NULL, false, 0), "");
-	CHECK_STR(scan_rows("r10", NULL, false, 3),
-		  "r10/f:q=v-r10;|r1x/f:q=v-r1x;|r2/f:q=v-r2;");
-	CHECK(kept(db, "t", NULL) == it); /* the same one all along */
-	/* reads of other kinds make their own and leave it: a stop row,
-	 * reversed scans, no start row (no lower bound), a get */
-	CHECK_STR(scan_rows("r1", "r2", false, 0),
-		  "r1/f:q=v-r1;|r10/f:q=v-r10;|r1x/f:q=v-r1x;");
-	CHECK_STR(scan_rows("r2", NULL, true, 0),
-		  "r2/f:q=v-r2;|r1x/f:q=v-r1x;|r10/f:q=v-r10;|r1/f:q=v-r1;");
-	CHECK_STR(scan_rows("s", "r2", true, 0), "s/f:q=v-s;|r3/f:q=v-r3;");
-	CHECK_STR(scan_rows(NULL, NULL, false, 2),
-		  "r1/f:q=v-r1;|r10/f:q=v-r10;");
-	CHECK_STR(row_str(tb, "r3"), "r3=v-r3");
-	CHECK(kept(db, "t", NULL) == it);
-	/* and it still reads right after them (its bounds set again) */
-	CHECK_STR(scan_rows("r3", NULL, false, 0), "r3/f:q=v-r3;|s/f:q=v-s;");
-	CHECK(kept(db, "t", NULL) == it);
-	/* a write: dropped, the next scan sees it */
-	put(tb, "r25", "new");
-	CHECK(kept(db, "t", NULL) == NULL);
-	CHECK_STR(scan_rows("r2", NULL, false, 0),
-		  "r2/f:q=v-r2;|r25/f:q=new;|r3/f:q=v-r3;|s/f:q=v-s;");
-	CHECK(kept(db, "t", NULL) != NULL);
-	/* a delete, a flush and a major compaction between scans */
-	const char *after_delete =
-		"r1/f:q=v-r1;|r1x/f:q=v-r1x;|r2/f:q=v-r2;";
-	do_delete();
-	CHECK_STR(scan_rows("r1", NULL, false, 3), after_delete);
-	do_flush();
-	CHECK(kept(db, "t", NULL) == NULL);
-	CHECK_STR(scan_rows("r1", NULL, false, 3), after_delete);
-	do_compact();
-	CHECK(kept(db, "t", NULL) == NULL);
-	CHECK_STR(scan_rows("r25", NULL, false, 0),
-		  "r25/f:q=new;|r3/f:q=v-r3;|s/f:q=v-s;");
-	/* 100 ms old: not reused; the next get drops it and keeps its own,
-	 * which a scan then leaves alone */
-	int64_t made = 0;
-	CHECK(kept(db, "t", &made) != NULL);
-	CHECK(made == fake_now);
-	fake_now += 100;
-	CHECK_STR(row_str(tb, "r2"), "r2=v-r2");
-	CHECK(kept(db, "t", &made) != NULL);
-	CHECK(made == fake_now);
-	CHECK_STR(scan_rows("s", NULL, false, 0), "s/f:q=v-s;");
-	CHECK_STR(row_str(tb, "r1x"), "r1x=v-r1x");
-	CHECK(kept(db, "t", &made) != NULL);
-	CHECK(made == fake_now);
-	sbx_clock_set(NULL);
-	teardown();
-}
-
 TEST_MAIN(T(test_gets_through_one_iterator), T(test_changes_drop_it),
-	  T(test_old_iterator_not_reused), T(test_close_with_one_kept),
-	  T(test_scans_through_one_iterator))
+	  T(test_old_iterator_not_reused), T(test_close_with_one_kept))

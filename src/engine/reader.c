@@ -187,8 +187,7 @@ static void reader_reset(reader *r)
 	rocksdb_column_family_handle_t *it_cf = r->it_cf;
 	uint64_t it_seq = r->it_seq, it_epoch = r->it_epoch;
 	int64_t it_ms = r->it_ms;
-	bool it_fill = r->it_fill, it_scan = r->it_scan;
-	bool it_has_lower = r->it_has_lower;
+	bool it_fill = r->it_fill;
 	ts_set fam_ver = r->m.family_versions, col_ver = r->m.column_versions;
 	rowbuf_ent *ents = r->rb.ents;
 	size_t ents_cap = r->rb.cap;
@@ -208,8 +207,6 @@ static void reader_reset(reader *r)
 	r->it_epoch = it_epoch;
 	r->it_ms = it_ms;
 	r->it_fill = it_fill;
-	r->it_scan = it_scan;
-	r->it_has_lower = it_has_lower;
 	for (size_t i = 0; i < r->fc_cap; i++) {
 		sbx_buf row = r->fc[i].row;
 		memset(&r->fc[i], 0, sizeof r->fc[i]);
@@ -256,37 +253,26 @@ static reader *reader_alloc(table *t, size_t nfc)
 /*
  * A point get's iterator is kept with the parked reader and reused by the
  * table's next get (a new RocksDB iterator and its teardown were 6 % of a
- * get that misses the row cache); a forward scan's likewise by the next
- * such scan (2-3 % of a short scan: bench/RESULTS.md, session 13). An
- * iterator reads the store as it was when it was made, so it is reused
- * only while nothing has changed since: the store's latest sequence
- * number (every write, any table) and the table's cache epoch (bulk
- * loads, admin calls) are as they were when it was made, the family and
- * BLOCKCACHE setting the same, and a read of the same kind (a get's
- * iterator is in prefix mode, a scan's in total order) with the same
- * bounds present. Its bounds are the read options' slices, which RocksDB
- * reads through pointers: a reused iterator is seeked after they are set
- * for the new read (RocksDB rechecks bounds at each seek). A get keeps
- * one only with both bounds (setting a bound NULL would leave it an empty
- * slice); a scan only going forward with no stop row: its one bound, the
- * start row, is read at its seek (SeekToFirst and Prev, which read it
- * later, are never called on it), and no upper bound is there for RocksDB
- * to have checked a block against. One is kept at a time: a read of the
- * other kind meeting a current one makes its own and leaves it. None
- * older than KEPT_ITERATOR_MS is reused. While parked it pins the
- * memtables and store files of its moment: the table's next read (if it
- * is too old by then), write, admin call, bulk load, flush or compaction,
- * and the database's close drop it (table_drop_kept_iterator); a
- * background compaction that ends while the table sees none of these
- * keeps its input files on disk until one comes.
+ * get that misses the row cache). An iterator reads the store as it was
+ * when it was made, so it is reused only while nothing has changed since:
+ * the store's latest sequence number (every write, any table) and the
+ * table's cache epoch (bulk loads, admin calls) are as they were when it
+ * was made, the family and BLOCKCACHE setting the same. Its bounds are
+ * the read options' slices, which RocksDB reads through pointers: a
+ * reused iterator is seeked after they are set for the new row (RocksDB
+ * rechecks bounds at each seek). Only a get with both bounds keeps one
+ * (setting a bound NULL would leave it an empty slice), and none older
+ * than KEPT_ITERATOR_MS is reused. While parked it pins the memtables
+ * and store files of its moment: the table's next get (if it is too old
+ * by then), write, admin call, bulk load, flush or compaction, and the
+ * database's close drop it (table_drop_kept_iterator); a background
+ * compaction that ends while the table sees none of these keeps its
+ * input files on disk until one comes.
  */
-static bool keeps_iterator(const reader *r)
+static bool get_keeps_iterator(const reader *r)
 {
-	if (!r->tab || r->nfc != 1)
-		return false;
-	if (r->point_get)
-		return r->has_lower && r->has_upper;
-	return !r->reversed && !r->has_upper;
+	return r->tab && r->point_get && r->nfc == 1 && r->has_lower &&
+	       r->has_upper;
 }
 
 /* Whether the iterator r->it_* describe still sees the store as it is,
@@ -313,8 +299,8 @@ void reader_close(reader *r)
 	if (t)
 		store_size_hint(r);
 	/* fc[0]'s iterator (kept or made by reader_iterators) waits for the
-	 * next read of its kind; it_* describe it already */
-	if (r->keep_it && r->fc[0].it) {
+	 * next get; it_* describe it already */
+	if (get_keeps_iterator(r) && r->fc[0].it) {
 		assert(!r->kept_it); /* reused or dropped when it was made */
 		r->kept_it = r->fc[0].it;
 		r->fc[0].it = NULL;
@@ -425,19 +411,15 @@ int reader_iterators(reader *r)
 	for (size_t i = 0; i < r->nfc; i++)
 		fill = fill || r->fc[i].fam->desc.block_cache;
 	rocksdb_readoptions_set_fill_cache(r->ro, fill);
-	rocksdb_column_family_handle_t *cf = r->nfc ? r->fc[0].fam->cf : NULL;
-	bool current = r->kept_it && kept_current(r);
-	if (keeps_iterator(r) && current && r->it_cf == cf &&
-	    r->it_fill == fill && r->it_scan == !r->point_get &&
-	    r->it_has_lower == r->has_lower) {
-		/* the kept iterator (above) */
-		r->fc[0].it = r->kept_it;
-		r->kept_it = NULL;
-		r->keep_it = true;
-		return SBX_OK;
-	}
-	if (keeps_iterator(r) && !current) {
-		/* a new one to keep, in place of one too old to reuse */
+	if (get_keeps_iterator(r)) {
+		/* the kept iterator, or a new one to keep (above) */
+		rocksdb_column_family_handle_t *cf = r->fc[0].fam->cf;
+		if (r->kept_it && r->it_cf == cf && r->it_fill == fill &&
+		    kept_current(r)) {
+			r->fc[0].it = r->kept_it;
+			r->kept_it = NULL;
+			return SBX_OK;
+		}
 		drop_kept(r);
 		/* read before the iterator takes its view: a write between
 		 * makes the recorded sequence older than the view, so the
@@ -448,9 +430,6 @@ int reader_iterators(reader *r)
 		r->it_cf = cf;
 		r->it_ms = r->now_ms;
 		r->it_fill = fill;
-		r->it_scan = !r->point_get;
-		r->it_has_lower = r->has_lower;
-		r->keep_it = true;
 		r->fc[0].it = rocksdb_create_iterator_cf(e->db, r->ro, cf);
 	} else if (r->nfc == 1) {
 		r->fc[0].it = rocksdb_create_iterator_cf(e->db, r->ro,

@@ -88,19 +88,15 @@ struct reader {
 	const uint8_t *get_row; /* a point get: its row, the only one it
 				 * reads (next_row_key) */
 	size_t get_row_len;
-	/* A point get's or a forward scan's iterator, kept with the parked
-	 * reader for the table's next read of the same kind (reader.c:
-	 * reused only while the store has not advanced). it_* describe
-	 * fc[0].it while a read that keeps it runs (keep_it), kept_it's
+	/* A point get's iterator, kept with the parked reader for the next
+	 * get of the table (reader.c: reused only while the store has not
+	 * advanced). it_* describe fc[0].it while a get runs, kept_it's
 	 * afterwards. */
 	rocksdb_iterator_t *kept_it;
 	rocksdb_column_family_handle_t *it_cf;
 	uint64_t it_seq, it_epoch;
 	int64_t it_ms; /* when it was made (now_ms) */
 	bool it_fill;
-	bool it_scan;      /* made for a scan (total order), not a get */
-	bool it_has_lower; /* with a lower bound (a scan's start row) */
-	bool keep_it;      /* fc[0].it is kept when the read ends */
 };
 
 /* Where entry x's value is. */
