@@ -793,7 +793,6 @@ static void rocks_close(void *p)
  */
 #define CK_ROW_LEN (ROW_LEN + 2)
 #define CK_KEY_LEN (CK_ROW_LEN + FIELD_LEN + 2 + 8 + 1)
-#define CK_TYPE_PUT 4 /* SBX_CELL_PUT, HBase's Put */
 
 static uint64_t g_ck_ts; /* every cell's timestamp: the open time, ms */
 
@@ -822,7 +821,7 @@ static void ck_key(char *k, const char *row, int field, uint64_t ts)
 	uint64_t inv = ~ts;
 	for (int i = 0; i < 8; i++)
 		q[FIELD_LEN + 2 + i] = (char)(inv >> (56 - 8 * i));
-	q[FIELD_LEN + 10] = (char)(0xFF - CK_TYPE_PUT);
+	q[FIELD_LEN + 10] = (char)(0xFF - SBX_CELL_PUT);
 }
 
 static int ck_write(rocks_ctx *c, const char *row, int first, int n,

@@ -104,8 +104,9 @@ int bt_schema_get(bt_db *db, const char *table, sbx_family_desc **out,
 		  size_t *n);
 /* A GetTable answer's families, sorted by name, with their GC rules read
  * as HBase's VERSIONS, MIN_VERSIONS and TTL (admin.c: gc_read says how a
- * rule HBase cannot hold is read). *out (n + 1 entries) is the caller's to
- * free. SBX_ENOMEM only. */
+ * rule HBase cannot hold is read), a family given twice once (the last).
+ * *out (n + 1 entries) is the caller's to free. SBX_EREMOTE for a family
+ * name HBase cannot hold, SBX_ENOMEM. */
 int bt_families_of(const Sbxbta__Table *t, sbx_family_desc **out, size_t *n);
 void bt_schema_forget(bt_db *db, const char *table);
 void bt_schema_free_all(bt_db *db);
