@@ -152,11 +152,8 @@ static void sample_row_keys(const uint8_t *p, size_t n)
 	sbx_region_info *r = NULL;
 	size_t nr = 0;
 	if (!rc)
-		rc = bt_regions_of(&r, &nr, "t", keys.keys, keys.n);
-	else
-		for (size_t i = 0; i < keys.n; i++)
-			sbx_buf_free(&keys.keys[i]);
-	free(keys.keys);
+		rc = bt_regions_of(&r, &nr, "t", &keys);
+	bt_keys_free(&keys);
 	check_answer(rc);
 	if (rc)
 		return;

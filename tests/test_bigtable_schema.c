@@ -252,8 +252,8 @@ static void test_samples_as_tablets(void)
 	CHECK_INT(k.n, 2); /* the end is no key */
 	sbx_region_info *r;
 	size_t n;
-	CHECK_INT(bt_regions_of(&r, &n, "t", k.keys, k.n), SBX_OK);
-	free(k.keys);
+	CHECK_INT(bt_regions_of(&r, &n, "t", &k), SBX_OK);
+	bt_keys_free(&k);
 	CHECK_INT(n, 3);
 	CHECK_MEM(r[0].start_key, r[0].start_len, "");
 	CHECK_MEM(r[0].end_key, r[0].end_len, "g");
@@ -271,8 +271,9 @@ static void test_samples_as_tablets(void)
 	sample(&odd, "p");
 	sample(&odd, "");
 	sample(&odd, "c");
-	CHECK_INT(bt_regions_of(&r, &n, "t", odd.keys, odd.n), SBX_OK);
-	free(odd.keys);
+	CHECK_INT(bt_regions_of(&r, &n, "t", &odd), SBX_OK);
+	CHECK_INT(odd.n, 2); /* sorted, each once: c, p */
+	bt_keys_free(&odd);
 	CHECK_INT(n, 3);
 	CHECK_MEM(r[0].end_key, r[0].end_len, "c");
 	CHECK_MEM(r[1].start_key, r[1].start_len, "c");
@@ -282,7 +283,8 @@ static void test_samples_as_tablets(void)
 	sbx_region_infos_free(r, n);
 
 	/* no keys: one tablet, the whole table */
-	CHECK_INT(bt_regions_of(&r, &n, "t", NULL, 0), SBX_OK);
+	bt_keys none = {0};
+	CHECK_INT(bt_regions_of(&r, &n, "t", &none), SBX_OK);
 	CHECK_INT(n, 1);
 	CHECK_INT(r[0].start_len, 0);
 	CHECK_INT(r[0].end_len, 0);

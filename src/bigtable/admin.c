@@ -744,6 +744,14 @@ int bt_sample_add(bt_keys *c, const Sbxbt__SampleRowKeysResponse *r)
 								 : SBX_OK;
 }
 
+void bt_keys_free(bt_keys *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		sbx_buf_free(&c->keys[i]);
+	free(c->keys);
+	memset(c, 0, sizeof *c);
+}
+
 static int on_sample(void *p, ProtobufCMessage **msg)
 {
 	return bt_sample_add(p, (const void *)*msg);
@@ -765,20 +773,22 @@ static int cmp_buf(const void *a, const void *b)
 }
 
 int bt_regions_of(sbx_region_info **out, size_t *n, const char *table,
-		  sbx_buf *keys, size_t nkeys)
+		  bt_keys *keyset)
 {
 	*out = NULL;
 	*n = 0;
 	/* Bigtable answers the keys in order, each once; one that does not
 	 * is read in order, each key once, so tablets never overlap */
-	if (nkeys)
-		qsort(keys, nkeys, sizeof *keys, cmp_buf);
+	sbx_buf *keys = keyset->keys;
+	if (keyset->n)
+		qsort(keys, keyset->n, sizeof *keys, cmp_buf);
 	size_t k = 0;
-	for (size_t i = 0; i < nkeys; i++)
+	for (size_t i = 0; i < keyset->n; i++)
 		if (!k || cmp_buf(&keys[k - 1], &keys[i]))
 			keys[k++] = keys[i];
 		else
 			sbx_buf_free(&keys[i]);
+	keyset->n = k;
 	/* tablet i covers [key i-1, key i): the sample keys end tablets */
 	sbx_region_info *r = sbx_calloc(k + 1, sizeof *r);
 	for (size_t i = 0; r && i <= k; i++) {
@@ -796,8 +806,6 @@ int bt_regions_of(sbx_region_info **out, size_t *n, const char *table,
 		snprintf(r[i].encoded, sizeof r[i].encoded, "%032zx", i);
 		r[i].id = i;
 	}
-	for (size_t i = 0; i < k; i++)
-		sbx_buf_free(&keys[i]);
 	if (!r)
 		return SBX_ENOMEM_SET();
 	*out = r;
@@ -824,11 +832,8 @@ int bt_regions(sbx_region_info **out, size_t *n, void *p, const char *table)
 		rc = sbx_error_set(SBX_ENOTFOUND, "table '%s' does not exist",
 				   table);
 	if (!rc)
-		rc = bt_regions_of(out, n, table, c.keys, c.n);
-	else
-		for (size_t i = 0; i < c.n; i++)
-			sbx_buf_free(&c.keys[i]);
-	free(c.keys);
+		rc = bt_regions_of(out, n, table, &c);
+	bt_keys_free(&c);
 	free(path);
 	return rc;
 }

@@ -138,12 +138,13 @@ typedef struct bt_keys {
 	size_t n, cap;
 } bt_keys;
 int bt_sample_add(bt_keys *c, const Sbxbt__SampleRowKeysResponse *r);
+void bt_keys_free(bt_keys *c);
 /* SampleRowKeys' keys as tablets of `table`: tablet i covers [key i-1,
  * key i), the first from the table's start, the last to its end. Keys out
- * of order or given twice are read sorted, each once. Frees each key's
- * bytes (not the array). SBX_ENOMEM only. */
+ * of order or given twice are read sorted, each once (k is left so:
+ * sorted, repeats dropped; the caller still frees it). SBX_ENOMEM only. */
 int bt_regions_of(sbx_region_info **out, size_t *n, const char *table,
-		  sbx_buf *keys, size_t nkeys);
+		  bt_keys *k);
 
 /* ---- data.c --------------------------------------------------------------- */
 
