@@ -11,7 +11,9 @@
 #   usage: bench/bench_rest.sh [SALTBOX_BINARY] [SECONDS] [CONNECTIONS]
 #   env:   ROUNDS (default 3), WRK_THREADS (default 2), BATCH (rows per
 #          batch PUT, default 10), ROWS (distinct rows drawn, default 1000000),
-#          SERVE_ARGS (more `saltbox serve` options, e.g. "--threads 2")
+#          SERVE_ARGS (more `saltbox serve` options, e.g. "--threads 2"),
+#          CASES (the pairs to run, default all: get_row get_cell put_hot
+#          put_rows put_batch)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 SALTBOX=${1:-$root/build/saltbox}
@@ -22,6 +24,7 @@ ROUNDS=${ROUNDS:-3}
 BATCH=${BATCH:-10}
 ROWS=${ROWS:-1000000}
 read -r -a serve_args <<<"${SERVE_ARGS:-}"
+CASES=" ${CASES:-get_row get_cell put_hot put_rows put_batch} "
 for tool in wrk nginx curl; do
 	command -v $tool >/dev/null || [ -x /usr/sbin/$tool ] ||
 		{ echo "bench_rest: '$tool' is missing (scripts/bootstrap.sh installs it)"; exit 1; }
@@ -171,7 +174,9 @@ median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR
 
 # pair NAME "SALTBOX_URL args" "NGINX_URL args": alternate, print medians.
 pair() {
-	local name=$1 a=() b=()
+	local case=$1 name=$2 a=() b=()
+	shift
+	[[ $CASES == *" $case "* ]] || return 0
 	read -r -a sargs <<<"$2"
 	read -r -a nargs <<<"$3"
 	for _ in $(seq 1 "$ROUNDS"); do
@@ -189,11 +194,14 @@ echo "bench_rest: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d:
 echo "bench_rest: wrk -t$THREADS -c$CONNS -d${SECS}s, $ROUNDS alternating rounds, medians"
 echo "bench_rest: GET body $(wc -c <"$tmp/get.json") bytes (JSON CellSet) / 100 bytes (octet-stream)"
 printf '%-34s %12s %12s %7s\n' "workload" "saltbox r/s" "nginx r/s" "ratio"
-pair "GET row, 100-byte value, JSON" "$SB/bench/row1 -H Accept:application/json" "$NG/get.json"
-pair "GET cell, 100-byte value, octet" "$SB/bench/row1/f:q -H Accept:application/octet-stream" "$NG/get.bin"
-pair "PUT cell, 100-byte value, octet" "$SB/bench/row2/f:q -s $tmp/put.lua" "$NG/put -s $tmp/put.lua"
-pair "PUT distinct random rows, octet" "$SB -s $tmp/put_rows.lua -- /bench $ROWS" "$NG -s $tmp/put_rows.lua -- /put $ROWS"
-pair "PUT batch of $BATCH rows, JSON" "$SB -s $tmp/put_batch.lua -- /bench $ROWS" "$NG -s $tmp/put_batch.lua -- /put $ROWS"
+pair get_row "GET row, 100-byte value, JSON" "$SB/bench/row1 -H Accept:application/json" "$NG/get.json"
+pair get_cell "GET cell, 100-byte value, octet" "$SB/bench/row1/f:q -H Accept:application/octet-stream" "$NG/get.bin"
+pair put_hot "PUT cell, 100-byte value, octet" "$SB/bench/row2/f:q -s $tmp/put.lua" "$NG/put -s $tmp/put.lua"
+pair put_rows "PUT distinct random rows, octet" "$SB -s $tmp/put_rows.lua -- /bench $ROWS" "$NG -s $tmp/put_rows.lua -- /put $ROWS"
+pair put_batch "PUT batch of $BATCH rows, JSON" "$SB -s $tmp/put_batch.lua -- /bench $ROWS" "$NG -s $tmp/put_batch.lua -- /put $ROWS"
+# how the PUTs were written: requests, sbx_table_batch calls, the most
+# requests in one (docs/ui.md, GET /ui/api/server)
+echo "bench_rest: group commit $(curl -sf "$SB/ui/api/server" | grep -o '"group_commit":{[^}]*}')"
 spid=${pids[0]}
 echo "bench_rest: saltbox serve peak RSS $(awk '/VmHWM/ {printf "%.0f MiB", $2 / 1024}' /proc/$spid/status)," \
 	"now $(awk '/VmRSS/ {printf "%.0f MiB", $2 / 1024}' /proc/$spid/status)"

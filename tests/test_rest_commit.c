@@ -9,7 +9,9 @@
  * written together with PUTs; the server stops cleanly while
  * PUTs are queued (libmicrohttpd aborts if a connection stays suspended);
  * the commit's counters show requests were in fact written together and
- * that the commit thread took over a worker's lead.
+ * that a commit thread took over a worker's lead. Each test runs with one
+ * commit under way at a time and again with three at once
+ * (sbx_server_opts.commit_threads).
  * Killing the server under concurrent PUTs is test_crash's server rounds.
  */
 #include "check.h"
@@ -33,9 +35,12 @@
 static sbx_db *db;
 static sbx_server *srv;
 static int port;
+static int committers = 1; /* sbx_server_opts.commit_threads */
 
-static bool start(const char *name)
+static bool start(const char *base)
 {
+	char name[64];
+	snprintf(name, sizeof name, "%s_%d", base, committers);
 	if (sbx_db_open(&db, test_dir(name), NULL))
 		return false;
 	sbx_family_desc f;
@@ -43,7 +48,10 @@ static bool start(const char *name)
 	f.max_versions = 100000;
 	if (sbx_table_create(db, "t", &f, 1))
 		return false;
-	if (sbx_server_start(&srv, db, NULL))
+	sbx_server_opts so;
+	sbx_server_opts_init(&so);
+	so.commit_threads = committers;
+	if (sbx_server_start(&srv, db, &so))
 		return false;
 	port = sbx_server_port(srv);
 	return true;
@@ -198,7 +206,7 @@ static void test_every_put_lands(void)
 	CHECK(s.largest >= 2);
 	CHECK(s.handoffs >= 1); /* the commit thread took over a lead */
 	printf("  %llu requests in %llu batches, at most %llu in one, %llu "
-	       "leads handed to the commit thread\n",
+	       "leads handed to a commit thread\n",
 	       s.requests, s.batches, s.largest, s.handoffs);
 	finish();
 }
@@ -448,5 +456,37 @@ static void test_stop_with_puts_queued(void)
 	db = NULL;
 }
 
+/* ---- 5. several commits at once ---------------------------------------------- */
+
+static void test_three_commits_at_once(void)
+{
+	committers = 3;
+	test_every_put_lands();
+	test_failures_stay_apart();
+	test_deletes();
+	test_stop_with_puts_queued();
+	committers = 1;
+}
+
+/* A server refuses a commit thread count it cannot run, naming it. */
+static void test_commit_threads_checked(void)
+{
+	REQUIRE(sbx_db_open(&db, test_dir("commit_bad"), NULL) == SBX_OK);
+	sbx_server_opts so;
+	sbx_server_opts_init(&so);
+	CHECK(so.commit_threads >= 1);
+	int bad[] = {0, -1, SBX_SERVER_MAX_COMMIT_THREADS + 1};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		so.commit_threads = bad[i];
+		srv = NULL;
+		CHECK_INT(sbx_server_start(&srv, db, &so), SBX_EINVAL);
+		CHECK(srv == NULL);
+		CHECK(strstr(sbx_errmsg(), "commit threads") != NULL);
+	}
+	sbx_db_close(db);
+	db = NULL;
+}
+
 TEST_MAIN(T(test_every_put_lands), T(test_failures_stay_apart),
-	  T(test_deletes), T(test_stop_with_puts_queued))
+	  T(test_deletes), T(test_stop_with_puts_queued),
+	  T(test_three_commits_at_once), T(test_commit_threads_checked))

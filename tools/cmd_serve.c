@@ -32,6 +32,7 @@ static void serve_usage(FILE *out)
 		"                     [--bind 127.0.0.1]\n"
 		"                     [--read-only] [--token T | --token-file PATH]\n"
 		"                     [--public-read] [--max-body BYTES] [--threads N]\n"
+		"                     [--commit-threads N]\n"
 		"                     [--max-inflight-body BYTES] [--min-free BYTES]\n"
 		"                     [--page-cells N] [--scanner-idle SECONDS]\n"
 		"                     [--max-scanners N] [--max-client-scanners N]\n"
@@ -62,6 +63,8 @@ static void serve_usage(FILE *out)
 		"  --min-free BYTES    refuse writes (503) while the store's disk has\n"
 		"                      less free (default %llu; 0 = no check)\n"
 		"  --threads N         worker threads (default 2 x CPUs)\n"
+		"  --commit-threads N  group commits of PUTs and DELETEs under way\n"
+		"                      at once (1..64; default CPUs / 4, at least 1)\n"
 		"  --page-cells N      most cells in one scanner page (default %zu)\n"
 		"  --scanner-idle S    idle scanners expire after S seconds (default %lld)\n"
 		"  --max-scanners N    open scanners in all (default %zu; 503 above)\n"
@@ -165,6 +168,7 @@ int cmd_serve(int argc, char **argv)
 		{"block-cache", required_argument, NULL, 'k'},
 		{"row-cache", required_argument, NULL, 'R'},
 		{"mmap-reads", no_argument, NULL, 'a'},
+		{"commit-threads", required_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -230,6 +234,11 @@ int cmd_serve(int argc, char **argv)
 			if (parse_size(optarg, 1, 1024, &v))
 				goto bad;
 			so.threads = (int)v;
+			break;
+		case 'G':
+			if (parse_size(optarg, 1, SBX_SERVER_MAX_COMMIT_THREADS, &v))
+				goto bad;
+			so.commit_threads = (int)v;
 			break;
 		case 'c':
 			if (parse_size(optarg, 1, 100000000, &v))

@@ -4,16 +4,23 @@
  * sbx_table_batch call per table, so one WAL write and one RocksDB write
  * group serve them all.
  *
- * The first write that finds no commit under way becomes the leader: it
- * writes its own mutations and those of every request queued meanwhile.
- * A write that finds a leader at work queues its mutations and its
- * connection is suspended (the transport's `defer`), so the worker thread
- * goes on reading other connections instead of waiting in RocksDB's write
- * group; the leader fills the queued request's answer and resumes it. If
- * more were queued meanwhile, a worker thread does not go on leading (its
- * own request and connections would wait): the commit thread takes the
- * lead and writes until the queue is empty. Under a steady stream of
- * writes that thread writes and the workers serve HTTP.
+ * Up to `leaders` commits run at once (sbx_server_opts.commit_threads).
+ * A write that finds fewer under way becomes a leader: it writes its own
+ * mutations, then what was queued meanwhile. A write that finds them all
+ * at work queues its mutations and its connection is suspended (the
+ * transport's `defer`), so the worker thread goes on reading other
+ * connections instead of waiting in RocksDB's write group; a leader fills
+ * the queued request's answer and resumes it. If more were queued
+ * meanwhile, a worker thread does not go on leading (its own request and
+ * connections would wait): it hands its lead to one of the commit threads
+ * (as many as leaders), which writes until the queue is empty. Under a
+ * steady stream of writes those threads write and the workers serve HTTP.
+ * The queue is non-empty only while every lead is taken: a leader gives
+ * its lead up only when it finds the queue empty.
+ * Several leaders let the server's per-request work of a commit (the
+ * mutations into the store's batch, the answers, the resumes) run on
+ * several cores, and RocksDB joins their writes into one write group with
+ * its memtable inserts in parallel; one leader serializes all of it.
  * Nothing is answered before its mutations are written, so an answered
  * write is as durable as one written alone.
  *
@@ -55,36 +62,49 @@ struct rest_commit {
 	rest_server *srv;
 	pthread_mutex_t lock;
 	pthread_cond_t idle;  /* signalled when the commit goes idle */
-	pthread_cond_t work;  /* signalled when the commit thread leads */
+	pthread_cond_t work;  /* signalled when a lead is handed over */
 	commit_job *head, **tail;
-	bool leader;          /* a commit is under way */
-	bool handed;          /* ... and the commit thread has the lead */
+	int max_leaders;      /* commits under way at once, at most */
+	int leaders;          /* commits under way (handed leads included) */
+	int handed;           /* leads handed to the commit threads, not yet
+			       * taken up */
 	bool closed;          /* rest_commit_close ran: nothing is deferred */
-	bool quit;            /* the commit thread ends */
-	pthread_t thread;
+	bool quit;            /* the commit threads end */
+	int nthreads;         /* commit threads started */
+	pthread_t *threads;
 	rest_commit_stats stats;
 };
 
 static void *commit_thread(void *arg);
 
-int rest_commit_new(rest_commit **out, rest_server *srv)
+int rest_commit_new(rest_commit **out, rest_server *srv, int leaders)
 {
+	if (leaders < 1 || leaders > SBX_SERVER_MAX_COMMIT_THREADS)
+		return sbx_error_set(SBX_EINVAL, "commit threads: %d is not "
+				     "between 1 and %d", leaders,
+				     SBX_SERVER_MAX_COMMIT_THREADS);
 	rest_commit *c = sbx_calloc(1, sizeof *c);
-	if (!c)
+	pthread_t *threads = sbx_calloc((size_t)leaders, sizeof *threads);
+	if (!c || !threads) {
+		free(c);
+		free(threads);
 		return SBX_ENOMEM_SET();
+	}
 	c->srv = srv;
+	c->max_leaders = leaders;
+	c->threads = threads;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->idle, NULL);
 	pthread_cond_init(&c->work, NULL);
 	c->tail = &c->head;
-	int err = pthread_create(&c->thread, NULL, commit_thread, c);
-	if (err) {
-		pthread_mutex_destroy(&c->lock);
-		pthread_cond_destroy(&c->idle);
-		pthread_cond_destroy(&c->work);
-		free(c);
-		return sbx_error_set(SBX_EIO, "cannot start the commit thread: "
-				     "%s", strerror(err));
+	for (; c->nthreads < leaders; c->nthreads++) {
+		int err = pthread_create(&c->threads[c->nthreads], NULL,
+					 commit_thread, c);
+		if (err) {
+			rest_commit_free(c);
+			return sbx_error_set(SBX_EIO, "cannot start a commit "
+					     "thread: %s", strerror(err));
+		}
 	}
 	*out = c;
 	return SBX_OK;
@@ -96,7 +116,7 @@ void rest_commit_close(rest_commit *c)
 		return;
 	pthread_mutex_lock(&c->lock);
 	c->closed = true;
-	while (c->leader || c->head)
+	while (c->leaders || c->head)
 		pthread_cond_wait(&c->idle, &c->lock);
 	pthread_mutex_unlock(&c->lock);
 }
@@ -108,12 +128,14 @@ void rest_commit_free(rest_commit *c)
 	rest_commit_close(c);
 	pthread_mutex_lock(&c->lock);
 	c->quit = true;
-	pthread_cond_signal(&c->work);
+	pthread_cond_broadcast(&c->work);
 	pthread_mutex_unlock(&c->lock);
-	pthread_join(c->thread, NULL);
+	for (int i = 0; i < c->nthreads; i++)
+		pthread_join(c->threads[i], NULL);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->idle);
 	pthread_cond_destroy(&c->work);
+	free(c->threads);
 	free(c);
 }
 
@@ -266,8 +288,8 @@ static void add_stats(rest_commit *c, const rest_commit_stats *s)
 /*
  * Lead: write `list`, then what was queued meanwhile. Called and returns
  * with c->lock held (released while writing). A worker thread (worker
- * true) writes once and hands what is queued then to the commit thread;
- * the commit thread writes until the queue is empty.
+ * true) writes once and hands its lead, with what is queued then, to a
+ * commit thread; a commit thread writes until the queue is empty.
  */
 static void lead(rest_commit *c, commit_job *list, bool worker)
 {
@@ -277,12 +299,12 @@ static void lead(rest_commit *c, commit_job *list, bool worker)
 		commit_list(c->srv, list, &stats);
 		pthread_mutex_lock(&c->lock);
 		if (!c->head) {
-			c->leader = c->handed = false;
-			pthread_cond_broadcast(&c->idle);
+			if (--c->leaders == 0)
+				pthread_cond_broadcast(&c->idle);
 			break;
 		}
-		if (worker) { /* still leading: the commit thread's now */
-			c->handed = true;
+		if (worker) { /* still leading: a commit thread's now */
+			c->handed++;
 			stats.handoffs++;
 			pthread_cond_signal(&c->work);
 			break;
@@ -301,6 +323,9 @@ static void *commit_thread(void *arg)
 			pthread_cond_wait(&c->work, &c->lock);
 		if (!c->handed)
 			break;
+		c->handed--;
+		/* another leader may have emptied the queue since: then this
+		 * lead writes nothing and ends */
 		lead(c, take_all(c), false);
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -318,7 +343,7 @@ void rest_commit_write(rest_request *rq, rest_response *rs, sbx_table *t,
 		pthread_mutex_unlock(&c->lock);
 		return reply(answer, rs, sbx_table_batch(NULL, t, ms, n));
 	}
-	if (c->leader) {
+	if (c->leaders == c->max_leaders) {
 		commit_job *j = sbx_calloc(1, sizeof *j);
 		if (!j) {
 			pthread_mutex_unlock(&c->lock);
@@ -337,9 +362,9 @@ void rest_commit_write(rest_request *rq, rest_response *rs, sbx_table *t,
 		rs->deferred = true;
 		return;
 	}
-	c->leader = true;
-	/* requests queue only while a commit is under way, and the one
-	 * under way empties the queue before it ends */
+	c->leaders++;
+	/* requests queue only while every lead is taken, and a leader
+	 * gives its lead up only when the queue is empty */
 	assert(!c->head);
 	commit_job own = {.t = t, .ms = ms, .n = n, .rs = rs, .answer = answer,
 			  .own = true};

@@ -68,6 +68,9 @@ void sbx_server_opts_init(sbx_server_opts *o)
 	o->header_timeout_s = 10;
 	o->idle_timeout_s = 120;
 	o->group_commit = true;
+	o->commit_threads = cpus >= 8 ? (int)(cpus / 4) : 1;
+	if (o->commit_threads > SBX_SERVER_MAX_COMMIT_THREADS)
+		o->commit_threads = SBX_SERVER_MAX_COMMIT_THREADS;
 }
 
 
@@ -515,7 +518,8 @@ int sbx_server_start(sbx_server **out, sbx_db *db, const sbx_server_opts *o)
 	if (!rc)
 		rc = rest_tables_new(&srv->tables);
 	if (!rc && srv->opts.group_commit)
-		rc = rest_commit_new(&srv->commit, srv);
+		rc = rest_commit_new(&srv->commit, srv,
+				     srv->opts.commit_threads);
 	if (rc) {
 		server_free(srv);
 		return rc;

@@ -320,11 +320,13 @@ typedef struct rest_commit_stats {
 	unsigned long long batches;  /* sbx_table_batch calls made */
 	unsigned long long requests; /* requests they carried */
 	unsigned long long largest;  /* most requests in one call */
-	unsigned long long handoffs; /* leads the commit thread took over */
+	unsigned long long handoffs; /* leads a commit thread took over */
 } rest_commit_stats;
 
-/* Starts the commit thread; srv: whose table handles the jobs hold. */
-int rest_commit_new(rest_commit **out, rest_server *srv);
+/* Starts `leaders` commit threads, up to that many commits running at
+ * once (1..SBX_SERVER_MAX_COMMIT_THREADS, else SBX_EINVAL); srv: whose table
+ * handles the jobs hold. */
+int rest_commit_new(rest_commit **out, rest_server *srv, int leaders);
 /* Wait until no commit is under way or queued; from then on every PUT
  * writes inline (the transport may stop: nothing stays suspended). */
 void rest_commit_close(rest_commit *c);

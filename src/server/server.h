@@ -41,7 +41,13 @@ typedef struct sbx_server_opts {
 				    * are exact per row, as the embedded
 				    * store's: a remote gateway's batch fails
 				    * or succeeds per CellSet */
+	int commit_threads;        /* group commits under way at once, each
+				    * on its own core (1..64), default
+				    * CPUs / 4, at least 1 */
 } sbx_server_opts;
+
+/* Most group commits under way at once (commit_threads). */
+#define SBX_SERVER_MAX_COMMIT_THREADS 64
 
 void sbx_server_opts_init(sbx_server_opts *o);
 
