@@ -175,6 +175,7 @@ typedef struct engine {
 
 	pthread_mutex_t stripe_lock[ENGINE_ROW_STRIPES];
 	int64_t stripe_ts[ENGINE_ROW_STRIPES];
+	_Atomic int batches; /* engine_batch calls writing rows now */
 	/* No timestamp above it has been handed out (write.c next_ts); kept
 	 * in the meta family as ENGINE_TS_CEILING_KEY, so a reopened store
 	 * starts above every timestamp it gave, even those that ran ahead of

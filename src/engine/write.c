@@ -768,10 +768,90 @@ static int cmp_unsigned(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A batch whose plain rows lock at least BATCH_SPLIT_ROWS stripes, written
+ * while another batch is being written, goes in up to BATCH_PARTS writes,
+ * one per range of stripes (part_of), ranges in order; each row is still
+ * written whole by one of them. The stripes of a batch's rows are locked
+ * while it writes; the random rows of two large batches nearly always
+ * share a stripe (200 rows cover a fifth of the 1024), so unsplit they
+ * wrote one after the other however many threads wrote them. In parts,
+ * two batches hold stripes of one range at a time each and follow one
+ * another through the ranges, writing different ranges at once (RocksDB
+ * joins their writes in one write group and inserts their memtable
+ * entries in parallel). A batch alone is written whole: parts cost it
+ * locality in the memtable (its rows' inserts walk the skip list once per
+ * part; 256-row batches of ordered rows put 22 % slower in parts on one
+ * thread). */
+#define BATCH_SPLIT_ROWS 64
+#define BATCH_PARTS 8
+
+static unsigned part_of(unsigned stripe)
+{
+	return stripe * BATCH_PARTS / ENGINE_ROW_STRIPES;
+}
+
+/* Write the plain rows of ms whose stripes are locked[0..nlocked) (sorted,
+ * distinct; each row's stripe in stripes[]) as one write batch under
+ * those locks; each such row's status into st (st[i] set before: not
+ * written here). */
+static void write_rows(engine *e, table *t, sbx_mutation *const *ms,
+		       size_t n, int *st, const unsigned *stripes,
+		       unsigned *locked, size_t nlocked, sbx_durability dur)
+{
+	unsigned lo = locked[0], hi = locked[nlocked - 1];
+	for (size_t i = 0; i < nlocked; i++)
+		pthread_mutex_lock(&e->stripe_lock[locked[i]]);
+	rocksdb_writebatch_t *wb = wb_take(e);
+	cache_log log = {0};
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		if (st[i] || ms[i]->has_rmw || stripes[i] < lo ||
+		    stripes[i] > hi)
+			continue;
+		size_t mark = rocksdb_writebatch_count(wb);
+		size_t lmark = log.cells.n, amark = log.cells.arena.len;
+		rocksdb_writebatch_set_save_point(wb);
+		log.cur = i;
+		st[i] = build_row_batch(e, t, ms[i], next_ts(e, stripes[i]),
+					wb, &log, NULL);
+		if (st[i]) {
+			rocksdb_writebatch_rollback_to_save_point(wb, NULL);
+			log.cells.n = lmark;
+			log.cells.arena.len = amark;
+		} else {
+			any = any || rocksdb_writebatch_count(wb) > (int)mark;
+		}
+	}
+	int crc = SBX_OK;
+	if (any) {
+		cache_write_begin(e, locked, nlocked);
+		crc = commit(e, wb, dur);
+		for (size_t i = 0; i < n; i++)
+			if (!st[i] && !ms[i]->has_rmw && stripes[i] >= lo &&
+			    stripes[i] <= hi)
+				cache_write_row(e, t, mut_row(ms[i]),
+						ms[i]->row_len,
+						crc ? NULL : &log, i);
+		cache_write_end(e, locked, nlocked);
+		drop_kept_iterator(t);
+	}
+	log_free(&log);
+	wb_give(e, wb);
+	for (size_t i = nlocked; i-- > 0;)
+		pthread_mutex_unlock(&e->stripe_lock[locked[i]]);
+	/* the rows this write carried take its status; a row that failed
+	 * above keeps its own error */
+	for (size_t i = 0; i < n; i++)
+		if (!st[i] && !ms[i]->has_rmw && stripes[i] >= lo &&
+		    stripes[i] <= hi)
+			st[i] = crc;
+}
+
 /*
  * Table.batch: each row atomically. Plain puts and deletes of all rows go in
  * one write batch under their stripe locks (taken in order, so batches
- * cannot deadlock); read-modify-write mutations run one by one.
+ * cannot deadlock), or in BATCH_PARTS of them for a large batch, one range
+ * of stripes after another; read-modify-write mutations run one by one.
  */
 int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 {
@@ -810,48 +890,21 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 		if (u == 0 || locked[u - 1] != locked[i])
 			locked[u++] = locked[i];
 	nlocked = u;
-	for (size_t i = 0; i < nlocked; i++)
-		pthread_mutex_lock(&e->stripe_lock[locked[i]]);
-	rocksdb_writebatch_t *wb = wb_take(e);
-	cache_log log = {0};
-	bool any = false;
-	for (size_t i = 0; i < n; i++) {
-		if (st[i] || ms[i]->has_rmw)
-			continue;
-		size_t mark = rocksdb_writebatch_count(wb);
-		size_t lmark = log.cells.n, amark = log.cells.arena.len;
-		rocksdb_writebatch_set_save_point(wb);
-		log.cur = i;
-		st[i] = build_row_batch(e, h->t, ms[i],
-					next_ts(e, stripes[i]), wb, &log, NULL);
-		if (st[i]) {
-			rocksdb_writebatch_rollback_to_save_point(wb, NULL);
-			log.cells.n = lmark;
-			log.cells.arena.len = amark;
-		} else {
-			any = any || rocksdb_writebatch_count(wb) > (int)mark;
-		}
+	/* the plain rows: in one write, or one write per range of stripes
+	 * (locked[] is sorted, so each range is a run of it) */
+	bool parts = atomic_fetch_add(&e->batches, 1) > 0 &&
+		     nlocked >= BATCH_SPLIT_ROWS;
+	for (size_t lo = 0, hi; lo < nlocked; lo = hi) {
+		hi = lo + 1;
+		while (hi < nlocked &&
+		       (!parts || part_of(locked[hi]) == part_of(locked[lo])))
+			hi++;
+		write_rows(e, h->t, ms, n, st, stripes, locked + lo, hi - lo,
+			   dur);
 	}
-	int crc = SBX_OK;
-	if (any) {
-		cache_write_begin(e, locked, nlocked);
-		crc = commit(e, wb, dur);
-		for (size_t i = 0; i < n; i++)
-			if (!st[i] && !ms[i]->has_rmw)
-				cache_write_row(e, h->t, mut_row(ms[i]),
-						ms[i]->row_len,
-						crc ? NULL : &log, i);
-		cache_write_end(e, locked, nlocked);
-		drop_kept_iterator(h->t);
-	}
-	log_free(&log);
-	wb_give(e, wb);
-	for (size_t i = nlocked; i-- > 0;)
-		pthread_mutex_unlock(&e->stripe_lock[locked[i]]);
+	atomic_fetch_sub(&e->batches, 1);
 	for (size_t i = 0; i < n; i++) {
-		if (!st[i] && !ms[i]->has_rmw)
-			st[i] = crc;
-		else if (!st[i]) {
+		if (!st[i] && ms[i]->has_rmw) {
 			unsigned s = stripes[i];
 			pthread_mutex_lock(&e->stripe_lock[s]);
 			st[i] = apply_locked(e, h->t, ms[i], s, NULL);
