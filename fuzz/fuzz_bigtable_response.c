@@ -8,8 +8,10 @@
  * Input: byte 0 picks the kind (its low two bits: 0 ReadRows, 2 ReadRows
  * reversed, 1 GetTable, 3 SampleRowKeys); the rest is a sequence of
  * messages (GetTable reads the first), each a 2-byte
- * big-endian length and that many bytes of protobuf (a message that does
- * not parse is skipped, as the RPC layer would fail the call). Checked:
+ * big-endian length and that many bytes of protobuf, unpacked by the RPC
+ * layer's own bt_unpack (a message that does not parse, or nests deeper
+ * than BT_MAX_NESTING, is skipped, as the RPC layer would fail the call).
+ * Checked:
  * every committed row has a key and cells whose bytes lie in its arena,
  * keys strictly in the read's order, every answer SBX_OK or SBX_EREMOTE
  * with a message (never a crash, a leak or a huge allocation); every
@@ -95,8 +97,9 @@ static void read_rows(const uint8_t *p, size_t n, bool reversed)
 	const uint8_t *msg;
 	size_t len;
 	while (!rc && next_message(&p, &n, &msg, &len)) {
-		Sbxbt__ReadRowsResponse *r =
-			sbxbt__read_rows_response__unpack(NULL, len, msg);
+		bool deep;
+		Sbxbt__ReadRowsResponse *r = (Sbxbt__ReadRowsResponse *)bt_unpack(
+			&sbxbt__read_rows_response__descriptor, len, msg, &deep);
 		if (!r)
 			continue;
 		rc = bt_read_rows_feed(&m, r, on_row, &seen);
@@ -115,7 +118,9 @@ static void get_table(const uint8_t *p, size_t n)
 	size_t len;
 	if (!next_message(&p, &n, &msg, &len))
 		return;
-	Sbxbta__Table *t = sbxbta__table__unpack(NULL, len, msg);
+	bool deep;
+	Sbxbta__Table *t = (Sbxbta__Table *)bt_unpack(
+		&sbxbta__table__descriptor, len, msg, &deep);
 	if (!t)
 		return;
 	sbx_family_desc *f;
@@ -142,8 +147,11 @@ static void sample_row_keys(const uint8_t *p, size_t n)
 	const uint8_t *msg;
 	size_t len;
 	while (!rc && next_message(&p, &n, &msg, &len)) {
+		bool deep;
 		Sbxbt__SampleRowKeysResponse *r =
-			sbxbt__sample_row_keys_response__unpack(NULL, len, msg);
+			(Sbxbt__SampleRowKeysResponse *)bt_unpack(
+				&sbxbt__sample_row_keys_response__descriptor,
+				len, msg, &deep);
 		if (!r)
 			continue;
 		rc = bt_sample_add(&keys, r);

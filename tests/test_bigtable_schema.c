@@ -6,7 +6,9 @@
  * family given twice counted once (the last), a name HBase cannot hold
  * refused; a split cell's announced size reserving a bounded amount
  * (src/bigtable/merge.c); SampleRowKeys' keys read as tablets that tile
- * the table, even out of order or repeated. fuzz/fuzz_bigtable_response.c
+ * the table, even out of order or repeated; answers nesting messages
+ * deeper than BT_MAX_NESTING refused before protobuf-c's recursion
+ * unpacks them. fuzz/fuzz_bigtable_response.c
  * runs the same paths over arbitrary answers.
  */
 #include "check.h"
@@ -291,7 +293,115 @@ static void test_samples_as_tablets(void)
 	sbx_region_infos_free(r, n);
 }
 
+/* ---- messages nested deep ---- */
+
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80)
+		v >>= 7, n++;
+	return n;
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80)
+		*p++ = (uint8_t)(v | 0x80), v >>= 7;
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* A GetTable answer, encoded by hand (protobuf-c's packer recurses too):
+ * family "cf" whose GC rule is `levels` intersections, each of one rule,
+ * around max_num_versions = 3. Nesting: the Table 1, its map entry 2, the
+ * ColumnFamily 3, the GcRule 4, then an Intersection and a GcRule a level:
+ * the innermost rule is at 4 + 2 * levels. */
+static uint8_t *deep_table(size_t levels, size_t *len)
+{
+	size_t *rule = calloc(levels + 1, sizeof *rule); /* GcRule k's size */
+	if (!rule)
+		return NULL;
+	rule[0] = 2; /* 08 03 */
+	for (size_t k = 1; k <= levels; k++) {
+		size_t inter = 1 + varint_len(rule[k - 1]) + rule[k - 1];
+		rule[k] = 1 + varint_len(inter) + inter;
+	}
+	size_t cf = 1 + varint_len(rule[levels]) + rule[levels];
+	size_t entry = 4 + 1 + varint_len(cf) + cf;
+	*len = 1 + varint_len(entry) + entry;
+	uint8_t *buf = malloc(*len), *p = buf;
+	if (!buf) {
+		free(rule);
+		return NULL;
+	}
+	*p++ = 0x1a; /* Table.column_families = 3 */
+	p = put_varint(p, entry);
+	*p++ = 0x0a, *p++ = 2, *p++ = 'c', *p++ = 'f'; /* key = 1 */
+	*p++ = 0x12; /* value = 2: the ColumnFamily */
+	p = put_varint(p, cf);
+	*p++ = 0x0a; /* gc_rule = 1 */
+	p = put_varint(p, rule[levels]);
+	for (size_t k = levels; k >= 1; k--) {
+		size_t inter = 1 + varint_len(rule[k - 1]) + rule[k - 1];
+		*p++ = 0x1a; /* GcRule.intersection = 3 */
+		p = put_varint(p, inter);
+		*p++ = 0x0a; /* Intersection.rules = 1 */
+		p = put_varint(p, rule[k - 1]);
+	}
+	*p++ = 0x08, *p++ = 3; /* max_num_versions = 3 */
+	free(rule);
+	if ((size_t)(p - buf) != *len) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Nested up to BT_MAX_NESTING: read as any answer; deeper: refused before
+ * protobuf-c's recursion sees it (a million levels would overflow the
+ * stack); cut short: malformed, not too deep. */
+static void test_nesting_bounded(void)
+{
+	size_t levels[] = {1, 20, (BT_MAX_NESTING - 4) / 2,
+			   (BT_MAX_NESTING - 4) / 2 + 1, 1000000};
+	for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+		size_t len;
+		uint8_t *bytes = deep_table(levels[i], &len);
+		REQUIRE(bytes);
+		bool deep = true;
+		Sbxbta__Table *t = (Sbxbta__Table *)bt_unpack(
+			&sbxbta__table__descriptor, len, bytes, &deep);
+		bool fits = 4 + 2 * levels[i] <= BT_MAX_NESTING;
+		CHECK(deep == !fits);
+		CHECK((t != NULL) == fits);
+		if (t) {
+			sbx_family_desc *f;
+			size_t nf;
+			CHECK_INT(bt_families_of(t, &f, &nf), SBX_OK);
+			CHECK_INT(nf, 1);
+			if (nf == 1) {
+				CHECK_STR(f[0].name, "cf");
+				/* a count inside an intersection is HBase's
+				 * MIN_VERSIONS, however deep (gc_read); no
+				 * count outside: every version kept */
+				CHECK_INT(f[0].min_versions, 3);
+				CHECK_INT(f[0].max_versions, INT32_MAX);
+				CHECK_INT(f[0].ttl_seconds, SBX_TTL_FOREVER);
+				free(f);
+			}
+			protobuf_c_message_free_unpacked(&t->base, NULL);
+		}
+		if (levels[i] == 20) { /* cut short: malformed */
+			t = (Sbxbta__Table *)bt_unpack(&sbxbta__table__descriptor,
+						       len - 1, bytes, &deep);
+			CHECK(t == NULL);
+			CHECK(!deep);
+		}
+		free(bytes);
+	}
+}
+
 TEST_MAIN(T(test_rules_read_as_hbase_attributes),
 	  T(test_rules_hbase_cannot_hold), T(test_family_given_twice),
 	  T(test_name_hbase_cannot_hold), T(test_split_cell_size_bounded),
-	  T(test_samples_as_tablets))
+	  T(test_samples_as_tablets), T(test_nesting_bounded))

@@ -74,6 +74,17 @@ int bt_unary(bt_db *db, const char *method, const char *route_key,
 int bt_rpc_open(bt_db *db, const char *target);
 void bt_rpc_close(bt_db *db);
 
+/* Messages nested deeper than this in a response are refused. */
+#define BT_MAX_NESTING 100
+/* A response's bytes as a message of type d (free with
+ * protobuf_c_message_free_unpacked), or NULL: malformed (*too_deep false)
+ * or with messages nested deeper than BT_MAX_NESTING (*too_deep true).
+ * protobuf-c unpacks nested messages by recursion without a limit, so a
+ * server's GC rule nested a million deep (a 4 MiB message) would overflow
+ * the stack; the nesting is measured first, without recursion. */
+ProtobufCMessage *bt_unpack(const ProtobufCMessageDescriptor *d, size_t len,
+			    const uint8_t *data, bool *too_deep);
+
 /* ---- MutateRows' streamed answers (data.c) ------------------------------ */
 
 /* The entries of one MutateRows call: Bigtable answers in any number of

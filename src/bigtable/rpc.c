@@ -100,15 +100,100 @@ static grpc_byte_buffer *pack(const ProtobufCMessage *req)
 	return bb;
 }
 
-static ProtobufCMessage *unpack(grpc_byte_buffer *bb,
-				const ProtobufCMessageDescriptor *d)
+/* A varint at *p (before end): its value, *p past it; false if cut short
+ * or longer than 10 bytes. */
+static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
+	*v = 0;
+	for (unsigned shift = 0; shift < 70 && *p < end; shift += 7) {
+		uint8_t b = *(*p)++;
+		*v |= (uint64_t)(b & 0x7f) << (shift < 64 ? shift : 63);
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the message of type d in p[0..n) nests messages deeper than
+ * BT_MAX_NESTING (the top message is level 1). Walks the wire format with
+ * its own stack, descending into the fields d's descriptors say are
+ * messages (map entries included); malformed bytes end the walk with
+ * false, for protobuf-c to refuse. */
+static bool nested_too_deep(const ProtobufCMessageDescriptor *d,
+			    const uint8_t *p, size_t n)
+{
+	struct {
+		const uint8_t *p, *end;
+		const ProtobufCMessageDescriptor *d;
+	} st[BT_MAX_NESTING];
+	int top = 0;
+	st[0].p = p, st[0].end = p + n, st[0].d = d;
+	while (top >= 0) {
+		if (st[top].p >= st[top].end) {
+			top--;
+			continue;
+		}
+		const uint8_t **q = &st[top].p, *end = st[top].end;
+		uint64_t key, v;
+		if (!read_varint(q, end, &key))
+			return false;
+		switch (key & 7) {
+		case 0: /* varint */
+			if (!read_varint(q, end, &v))
+				return false;
+			break;
+		case 1: /* 64-bit */
+		case 5: /* 32-bit */
+			v = (key & 7) == 1 ? 8 : 4;
+			if ((uint64_t)(end - *q) < v)
+				return false;
+			*q += v;
+			break;
+		case 2: { /* length-delimited */
+			if (!read_varint(q, end, &v) ||
+			    v > (uint64_t)(end - *q))
+				return false;
+			const uint8_t *body = *q;
+			*q += v;
+			const ProtobufCFieldDescriptor *f =
+				key >> 3 <= UINT32_MAX
+					? protobuf_c_message_descriptor_get_field(
+						  st[top].d, (unsigned)(key >> 3))
+					: NULL;
+			if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE)
+				break;
+			if (top + 1 >= BT_MAX_NESTING)
+				return true;
+			top++;
+			st[top].p = body, st[top].end = body + v;
+			st[top].d = f->descriptor;
+			break;
+		}
+		default: /* groups and the rest: protobuf-c refuses them */
+			return false;
+		}
+	}
+	return false;
+}
+
+ProtobufCMessage *bt_unpack(const ProtobufCMessageDescriptor *d, size_t len,
+			    const uint8_t *data, bool *too_deep)
+{
+	*too_deep = nested_too_deep(d, data, len);
+	return *too_deep ? NULL : protobuf_c_message_unpack(d, NULL, len, data);
+}
+
+static ProtobufCMessage *unpack(grpc_byte_buffer *bb,
+				const ProtobufCMessageDescriptor *d,
+				bool *too_deep)
+{
+	*too_deep = false;
 	grpc_byte_buffer_reader r;
 	if (!grpc_byte_buffer_reader_init(&r, bb))
 		return NULL;
 	grpc_slice s = grpc_byte_buffer_reader_readall(&r);
-	ProtobufCMessage *msg = protobuf_c_message_unpack(
-		d, NULL, GRPC_SLICE_LENGTH(s), GRPC_SLICE_START_PTR(s));
+	ProtobufCMessage *msg = bt_unpack(d, GRPC_SLICE_LENGTH(s),
+					  GRPC_SLICE_START_PTR(s), too_deep);
 	grpc_slice_unref(s);
 	grpc_byte_buffer_reader_destroy(&r);
 	return msg;
@@ -184,10 +269,15 @@ int bt_call(bt_db *db, const char *method, const char *route_key,
 		op.data.recv_message.recv_message = &recv;
 		if (!run_batch(call, cq, &op, 1, (void *)2) || !recv)
 			break; /* end of stream (or failure: see the status) */
-		ProtobufCMessage *msg = unpack(recv, resp_desc);
+		bool too_deep;
+		ProtobufCMessage *msg = unpack(recv, resp_desc, &too_deep);
 		grpc_byte_buffer_destroy(recv);
 		if (!msg) {
-			rc = sbx_error_set(SBX_EREMOTE,
+			rc = too_deep ? sbx_error_set(SBX_EREMOTE,
+					   "Bigtable %s: a response with "
+					   "messages nested deeper than %d",
+					   method, BT_MAX_NESTING)
+				      : sbx_error_set(SBX_EREMOTE,
 					   "Bigtable %s: a malformed response",
 					   method);
 			break;
