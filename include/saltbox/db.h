@@ -69,6 +69,14 @@ typedef struct sbx_db_options {
 	 * I/O error on a mapped file ends the process (SIGBUS) where a read
 	 * would have returned SBX_EIO. */
 	bool mmap_reads;
+	/* Write-ahead log kept at most, all tables together (default 256
+	 * MiB): past it the families whose unflushed writes hold the oldest
+	 * log are flushed so it can be deleted. A table written seldom (or
+	 * the store's own bookkeeping) otherwise keeps every log since the
+	 * store opened - 1.5 GB after loading a million 10-cell rows - and
+	 * the next open replays them all. 0 takes RocksDB's default (4 x the
+	 * families' write buffers). */
+	uint64_t max_wal_bytes;
 } sbx_db_options;
 
 /* Fill *opts with the defaults above. Cannot fail. */

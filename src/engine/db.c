@@ -168,6 +168,10 @@ int engine_open(void **out, const char *path, const sbx_db_options *opts)
 	rocksdb_options_set_create_if_missing(e->dbopts, opts->create_if_missing);
 	rocksdb_options_set_max_background_jobs(e->dbopts, BACKGROUND_JOBS);
 	rocksdb_options_set_max_subcompactions(e->dbopts, 1);
+	/* sbx_db_options.max_wal_bytes: the meta family's timestamp ceiling
+	 * (a write a second) is in every log, and RocksDB deletes a log only
+	 * once every family's writes in it are flushed */
+	rocksdb_options_set_max_total_wal_size(e->dbopts, opts->max_wal_bytes);
 	rocksdb_options_set_allow_mmap_reads(e->dbopts, opts->mmap_reads);
 	e->wo_meta = rocksdb_writeoptions_create();
 	rocksdb_writeoptions_set_sync(e->wo_meta, 1);

@@ -20,6 +20,7 @@ void sbx_db_options_init(sbx_db_options *o)
 	o->block_cache_bytes = (size_t)192 << 20;
 	o->row_cache_bytes = (size_t)128 << 20;
 	o->min_free_bytes = (uint64_t)256 << 20;
+	o->max_wal_bytes = (uint64_t)256 << 20;
 	o->region_servers = 4;
 	o->metrics_bucket_ms = 1000;
 	o->metrics_buckets = 600;
