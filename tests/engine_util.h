@@ -131,6 +131,28 @@ static inline int make_table(sbx_db *db, const char *name, const char *cf,
 	return sbx_table_create(db, name, &f, 1);
 }
 
+/* A fresh store `name` with table "t" (one family "cf", the given
+ * VERSIONS), opened: *db and *t (*t NULL if the store would not open;
+ * failures counted). Close both with close_table_db. */
+static inline void open_fresh_table(sbx_db **db, sbx_table **t,
+				    const char *name, int versions)
+{
+	*db = open_fresh(name);
+	*t = NULL;
+	if (!*db)
+		return;
+	CHECK_INT(make_table(*db, "t", "cf", versions), SBX_OK);
+	CHECK_INT(sbx_table_open(t, *db, "t"), SBX_OK);
+}
+
+static inline void close_table_db(sbx_db **db, sbx_table **t)
+{
+	sbx_table_close(*t);
+	sbx_db_close(*db);
+	*t = NULL;
+	*db = NULL;
+}
+
 static inline int put1(sbx_table *t, const char *row, const char *cf,
 		       const char *q, int64_t ts, const char *v)
 {

@@ -18,25 +18,7 @@
 #include <time.h>
 
 static sbx_db *db;
-static sbx_table *t;
-
-static void setup(const char *name, int versions)
-{
-	db = open_fresh(name);
-	t = NULL;
-	if (!db)
-		return;
-	CHECK_INT(make_table(db, "t", "cf", versions), SBX_OK);
-	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
-}
-
-static void teardown(void)
-{
-	sbx_table_close(t);
-	sbx_db_close(db);
-	t = NULL;
-	db = NULL;
-}
+static sbx_table *t; /* "t" in db: open_fresh_table */
 
 static sbx_mutation *put_m(const char *row, const char *fam, const char *q,
 			   const char *val)
@@ -81,7 +63,7 @@ static void *busy_batches(void *arg)
  * rows again with another value. */
 static void test_large_batch_statuses(void)
 {
-	setup("batch_parts", 3);
+	open_fresh_table(&db, &t, "batch_parts", 3);
 	REQUIRE(t);
 	REQUIRE(make_table(db, "u", "cf", 1) == SBX_OK);
 	_Atomic bool stop = false;
@@ -170,7 +152,7 @@ static void test_large_batch_statuses(void)
 		sbx_result_free(r);
 	}
 	CHECK_INT(bad, 0);
-	teardown();
+	close_table_db(&db, &t);
 }
 
 /* ---- concurrent batches over shared rows ---------------------------------- */
@@ -213,7 +195,7 @@ static void *write_batches(void *arg)
 
 static void test_concurrent_batches_lose_nothing(void)
 {
-	setup("batch_parts_threads", 100000);
+	open_fresh_table(&db, &t, "batch_parts_threads", 100000);
 	REQUIRE(t);
 	/* how often each row is written: the writers' draws, replayed */
 	static int times[SPACE];
@@ -256,7 +238,7 @@ static void test_concurrent_batches_lose_nothing(void)
 	CHECK_INT(same_ts, 0);
 	printf("  %d batches of %d rows from %d threads: %d rows, every "
 	       "version kept\n", THREADS * BATCHES, PER_BATCH, THREADS, rows);
-	teardown();
+	close_table_db(&db, &t);
 }
 
 TEST_MAIN(T(test_large_batch_statuses),

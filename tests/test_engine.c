@@ -12,20 +12,12 @@ static sbx_table *t;
 
 static void setup(const char *name, int versions)
 {
-	db = open_fresh(name);
-	t = NULL;
-	if (!db)
-		return;
-	CHECK_INT(make_table(db, "t", "cf", versions), SBX_OK);
-	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	open_fresh_table(&db, &t, name, versions);
 }
 
 static void teardown(void)
 {
-	sbx_table_close(t);
-	sbx_db_close(db);
-	t = NULL;
-	db = NULL;
+	close_table_db(&db, &t);
 }
 
 static void test_sort_order(void)
