@@ -434,7 +434,8 @@ for mode in plain mmap; do
 	got=$(store_mapped "${PIDS[0]}"); [ "$got" -gt 0 ] && got=1
 	ok "$mode: store files mapped" "$got" "$want"
 done
-for bad in "--row-cache 1x" "--block-cache -5"; do
+for bad in "--row-cache 1x" "--block-cache -5" "--commit-threads 0" \
+	"--commit-threads 65"; do
 	# shellcheck disable=SC2086
 	out=$("$SALTBOX" serve --data "$TMP/never" $bad 2>&1); rc=$?
 	ok "serve $bad: exit 2" "$rc" 2
