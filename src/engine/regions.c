@@ -403,8 +403,118 @@ typedef struct mid_sample {
 
 #define MID_SAMPLES 256
 
-/* The row at the middle of one family's bytes in [lo, hi): one pass,
- * keeping at most MID_SAMPLES evenly spaced row starts. */
+/* A family with at least this many bytes of store files in the range is
+ * split where RocksDB's size estimate halves (family_midpoint_estimated)
+ * instead of being read whole: a region due a split at a million rows is
+ * hundreds of MB, and the write that found it due waited for the read. */
+#define MID_ESTIMATE_MIN ((uint64_t)64 << 20)
+/* Halvings of the key range; the estimate counts whole 64 KiB blocks,
+ * which 32 halvings of a range already resolve. */
+#define MID_BISECTIONS 32
+
+/* RocksDB's estimate of f's store-file bytes in [a, b). */
+static uint64_t bytes_between(engine *e, family *f, const sbx_buf *a,
+			      const sbx_buf *b)
+{
+	const char *sk = (const char *)a->data, *lk = (const char *)b->data;
+	size_t sl = a->len, ll = b->len;
+	uint64_t size = 0;
+	char *err = NULL;
+	rocksdb_approximate_sizes_cf(e->db, f->cf, 1, &sk, &sl, &lk, &ll,
+				     &size, &err);
+	free(err);
+	return size;
+}
+
+/* The key halfway between a and b, read as base-256 fractions (a < b):
+ * one byte longer than the longer, so a < *out < b. */
+static int key_between(sbx_buf *out, const sbx_buf *a, const sbx_buf *b)
+{
+	size_t n = (a->len > b->len ? a->len : b->len) + 1;
+	uint8_t *s = sbx_calloc(n + 1, 1); /* s[0]: the sum's carry */
+	if (!s)
+		return SBX_ENOMEM_SET();
+	unsigned carry = 0;
+	for (size_t i = n; i-- > 0;) {
+		unsigned v = (i < a->len ? a->data[i] : 0) +
+			     (i < b->len ? b->data[i] : 0) + carry;
+		s[i + 1] = (uint8_t)v;
+		carry = v >> 8;
+	}
+	s[0] = (uint8_t)carry;
+	unsigned rem = 0;
+	for (size_t i = 0; i <= n; i++) {
+		unsigned v = rem * 256 + s[i];
+		s[i] = (uint8_t)(v / 2);
+		rem = v % 2;
+	}
+	int rc = sbx_buf_set(out, s + 1, n);
+	free(s);
+	return rc;
+}
+
+/* The row of the first cell at or after key in [.., hi), into row; false
+ * if there is none. */
+static bool row_at(rocksdb_iterator_t *it, const sbx_buf *key, sbx_buf *row)
+{
+	rocksdb_iter_seek(it, (const char *)key->data, key->len);
+	if (!rocksdb_iter_valid(it))
+		return false;
+	size_t kl;
+	const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+	row->len = 0;
+	return cellkey_row_prefix_len(k, kl) && cellkey_unescape(k, kl, row);
+}
+
+/* The row where f's bytes in [lo, hi) halve by RocksDB's estimate, found
+ * by bisecting the key range (the estimate reads index blocks, not data),
+ * as HBase takes the middle key of the largest store file's block index.
+ * Memtables are not in the estimate. *mid empty: no row there but the
+ * first (the caller reads the range instead). */
+static int family_midpoint_estimated(engine *e, family *f,
+				     rocksdb_iterator_t *it,
+				     const sbx_buf *lo, const sbx_buf *hi,
+				     uint64_t total, sbx_buf *first,
+				     sbx_buf *mid)
+{
+	/* from the range's first key to its last: their common prefix costs
+	 * no halvings */
+	sbx_buf a = {0}, b = {0}, m = {0};
+	int rc = SBX_OK;
+	size_t kl;
+	const char *k;
+	rocksdb_iter_seek(it, (const char *)lo->data, lo->len);
+	if (rocksdb_iter_valid(it) && (k = rocksdb_iter_key(it, &kl)))
+		rc = sbx_buf_set(&a, k, kl);
+	rocksdb_iter_seek_to_last(it);
+	if (!rc && rocksdb_iter_valid(it) && (k = rocksdb_iter_key(it, &kl)))
+		rc = sbx_buf_set(&b, k, kl);
+	if (!rc && (!a.len || !b.len ||
+		    sbx_bytes_cmp(a.data, a.len, b.data, b.len) >= 0))
+		a.len = b.len = 0; /* one key or none: nothing to halve */
+	for (int i = 0; !rc && b.len && i < MID_BISECTIONS; i++) {
+		rc = key_between(&m, &a, &b);
+		if (rc)
+			break;
+		sbx_buf *side = bytes_between(e, f, lo, &m) < total / 2 ? &a
+									  : &b;
+		rc = sbx_buf_set(side, m.data, m.len);
+	}
+	first->len = mid->len = 0;
+	if (!rc && b.len && row_at(it, lo, first) && !row_at(it, &b, mid))
+		mid->len = 0;
+	if (mid->len && sbx_bytes_cmp(mid->data, mid->len, first->data,
+				      first->len) == 0)
+		mid->len = 0;
+	sbx_buf_free(&a);
+	sbx_buf_free(&b);
+	sbx_buf_free(&m);
+	return rc;
+}
+
+/* The row at the middle of one family's bytes in [lo, hi): estimated for
+ * a large range (above), else one pass keeping at most MID_SAMPLES evenly
+ * spaced row starts. */
 static int family_midpoint(engine *e, family *f, const sbx_buf *lo,
 			   const sbx_buf *hi, sbx_buf *first, sbx_buf *mid,
 			   uint64_t *total)
@@ -416,6 +526,17 @@ static int family_midpoint(engine *e, family *f, const sbx_buf *lo,
 		rocksdb_readoptions_set_iterate_lower_bound(ro, (const char *)lo->data, lo->len);
 	rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)hi->data, hi->len);
 	rocksdb_iterator_t *it = rocksdb_create_iterator_cf(e->db, ro, f->cf);
+	uint64_t stored = bytes_between(e, f, lo, hi);
+	if (stored >= MID_ESTIMATE_MIN) {
+		int rc = family_midpoint_estimated(e, f, it, lo, hi, stored,
+						   first, mid);
+		if (rc || mid->len) {
+			*total = stored;
+			rocksdb_iter_destroy(it);
+			rocksdb_readoptions_destroy(ro);
+			return rc;
+		}
+	}
 	mid_sample *smp = sbx_calloc(MID_SAMPLES, sizeof *smp);
 	size_t ns = 0;
 	uint64_t step = 4096, next = 0, cum = 0;
