@@ -357,6 +357,20 @@ static void region_key_range(const region *r, sbx_buf *lo, sbx_buf *hi)
 	}
 }
 
+/* RocksDB's estimate of f's store-file bytes in [a, b). */
+static uint64_t bytes_between(engine *e, family *f, const sbx_buf *a,
+			      const sbx_buf *b)
+{
+	const char *sk = (const char *)a->data, *lk = (const char *)b->data;
+	size_t sl = a->len, ll = b->len;
+	uint64_t size = 0;
+	char *err = NULL;
+	rocksdb_approximate_sizes_cf(e->db, f->cf, 1, &sk, &sl, &lk, &ll,
+				     &size, &err);
+	free(err);
+	return size;
+}
+
 /* Bytes in store files for the region (all families; RocksDB's estimate,
  * which ignores memtables) plus the region's unflushed writes. */
 static uint64_t region_size(engine *e, const table *t, region *r)
@@ -364,16 +378,8 @@ static uint64_t region_size(engine *e, const table *t, region *r)
 	sbx_buf lo = {0}, hi = {0};
 	region_key_range(r, &lo, &hi);
 	uint64_t total = 0;
-	for (size_t i = 0; i < t->nfams; i++) {
-		const char *sk = (const char *)lo.data, *lk = (const char *)hi.data;
-		size_t sl = lo.len, ll = hi.len;
-		uint64_t size = 0;
-		char *err = NULL;
-		rocksdb_approximate_sizes_cf(e->db, t->fams[i]->cf, 1, &sk, &sl,
-					     &lk, &ll, &size, &err);
-		free(err);
-		total += size;
-	}
+	for (size_t i = 0; i < t->nfams; i++)
+		total += bytes_between(e, t->fams[i], &lo, &hi);
 	sbx_buf_free(&lo);
 	sbx_buf_free(&hi);
 	return total + atomic_load(&r->unflushed);
@@ -411,20 +417,6 @@ typedef struct mid_sample {
 /* Halvings of the key range; the estimate counts whole 64 KiB blocks,
  * which 32 halvings of a range already resolve. */
 #define MID_BISECTIONS 32
-
-/* RocksDB's estimate of f's store-file bytes in [a, b). */
-static uint64_t bytes_between(engine *e, family *f, const sbx_buf *a,
-			      const sbx_buf *b)
-{
-	const char *sk = (const char *)a->data, *lk = (const char *)b->data;
-	size_t sl = a->len, ll = b->len;
-	uint64_t size = 0;
-	char *err = NULL;
-	rocksdb_approximate_sizes_cf(e->db, f->cf, 1, &sk, &sl, &lk, &ll,
-				     &size, &err);
-	free(err);
-	return size;
-}
 
 /* The key halfway between a and b, read as base-256 fractions (a < b):
  * one byte longer than the longer, so a < *out < b. */
