@@ -235,16 +235,25 @@ static char *buf_cstr(sbx_buf *b)
 	return (char *)b->data;
 }
 
+/* An option's items, KD_MAX_ARGS a clause (`family(a, ...), family(q)`):
+ * one clause takes no more, and repeated clauses add up, so the text
+ * parses back to the same list. */
 static int option_text(sbx_buf *b, const char *name, const kd_option_list *l,
 		       bool *first)
 {
-	if (!l->n)
-		return SBX_OK;
-	int rc = sbx_buf_printf(b, "%s%s(", *first ? " with " : ", ", name);
-	*first = false;
-	for (size_t i = 0; !rc && i < l->n; i++)
-		rc = sbx_buf_printf(b, "%s%s", i ? ", " : "", l->items[i]);
-	return rc ? rc : sbx_buf_push(b, ')');
+	int rc = SBX_OK;
+	for (size_t i = 0; !rc && i < l->n; i++) {
+		if (i % KD_MAX_ARGS == 0) {
+			rc = sbx_buf_printf(b, "%s%s%s(", i ? ")" : "",
+					    *first ? " with " : ", ", name);
+			*first = false;
+		} else {
+			rc = sbx_buf_printf(b, ", ");
+		}
+		if (!rc)
+			rc = sbx_buf_printf(b, "%s", l->items[i]);
+	}
+	return rc || !l->n ? rc : sbx_buf_push(b, ')');
 }
 
 static int design_text(sbx_keydesign *d)

@@ -92,6 +92,10 @@ typedef struct kd_option_list {
 	size_t n;
 } kd_option_list;
 
+/* Most arguments one call takes (`family(a, b, ...)`); an option's list
+ * may hold more, given in several clauses. */
+#define KD_MAX_ARGS 16
+
 struct sbx_keydesign {
 	char *name;
 	char *text;   /* canonical form */
