@@ -790,6 +790,16 @@ static unsigned part_of(unsigned stripe)
 	return stripe * BATCH_PARTS / ENGINE_ROW_STRIPES;
 }
 
+/* Whether ms[i] is one of the rows a write of stripes lo..hi carries: a
+ * plain row (not read-modify-write), not failed so far (st[i]), its
+ * stripe in the range. */
+static bool carried(sbx_mutation *const *ms, const int *st,
+		    const unsigned *stripes, size_t i, unsigned lo, unsigned hi)
+{
+	return !st[i] && !ms[i]->has_rmw && stripes[i] >= lo &&
+	       stripes[i] <= hi;
+}
+
 /* Write the plain rows of ms whose stripes are locked[0..nlocked) (sorted,
  * distinct; each row's stripe in stripes[]) as one write batch under
  * those locks; each such row's status into st (st[i] set before: not
@@ -805,8 +815,7 @@ static void write_rows(engine *e, table *t, sbx_mutation *const *ms,
 	cache_log log = {0};
 	bool any = false;
 	for (size_t i = 0; i < n; i++) {
-		if (st[i] || ms[i]->has_rmw || stripes[i] < lo ||
-		    stripes[i] > hi)
+		if (!carried(ms, st, stripes, i, lo, hi))
 			continue;
 		size_t mark = rocksdb_writebatch_count(wb);
 		size_t lmark = log.cells.n, amark = log.cells.arena.len;
@@ -827,8 +836,7 @@ static void write_rows(engine *e, table *t, sbx_mutation *const *ms,
 		cache_write_begin(e, locked, nlocked);
 		crc = commit(e, wb, dur);
 		for (size_t i = 0; i < n; i++)
-			if (!st[i] && !ms[i]->has_rmw && stripes[i] >= lo &&
-			    stripes[i] <= hi)
+			if (carried(ms, st, stripes, i, lo, hi))
 				cache_write_row(e, t, mut_row(ms[i]),
 						ms[i]->row_len,
 						crc ? NULL : &log, i);
@@ -842,8 +850,7 @@ static void write_rows(engine *e, table *t, sbx_mutation *const *ms,
 	/* the rows this write carried take its status; a row that failed
 	 * above keeps its own error */
 	for (size_t i = 0; i < n; i++)
-		if (!st[i] && !ms[i]->has_rmw && stripes[i] >= lo &&
-		    stripes[i] <= hi)
+		if (carried(ms, st, stripes, i, lo, hi))
 			st[i] = crc;
 }
 

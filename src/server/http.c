@@ -68,7 +68,7 @@ void sbx_server_opts_init(sbx_server_opts *o)
 	o->header_timeout_s = 10;
 	o->idle_timeout_s = 120;
 	o->group_commit = true;
-	o->commit_threads = cpus >= 8 ? (int)(cpus / 4) : 1;
+	o->commit_threads = cpus / 4 > 1 ? (int)(cpus / 4) : 1;
 	if (o->commit_threads > SBX_SERVER_MAX_COMMIT_THREADS)
 		o->commit_threads = SBX_SERVER_MAX_COMMIT_THREADS;
 }
