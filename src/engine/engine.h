@@ -223,7 +223,8 @@ int table_add_family(table *t, family *f);
 /* Take f out of t's list (keeps order); the reference passes to the
  * caller. */
 void table_remove_family(table *t, const family *f);
-/* Lock t for a data operation: read lock + dropped/enabled checks. On
+/* Lock t for a data operation: read lock + dropped/enabled checks (the
+ * thread's RocksDB perf counters off first, tables.c). On
  * success the caller must pthread_rwlock_unlock(&t->lock). */
 int table_lock_for_data(table *t, bool need_enabled);
 /* The engine's lists. Readers hold catalog_lock or admin_lock; writers
