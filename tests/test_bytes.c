@@ -1,7 +1,10 @@
 /*
  * test_bytes.c - the shared byte helpers of src/common/bytes.h: HBase's
- * byte order, hex digits and strings, and HBase's binary strings, strict
- * (row keys) and lenient (the shell, as Bytes.toBytesBinary).
+ * byte order, hex digits and strings, HBase's binary strings, strict
+ * (row keys) and lenient (the shell, as Bytes.toBytesBinary), and the read
+ * path's inline equality, copy and zero-byte search (every length 0..40,
+ * every position of a difference or a zero, against memcmp, memcpy and
+ * memchr).
  */
 #include "check.h"
 #include "common/base64.h"
@@ -150,6 +153,59 @@ static void test_cell_order_is_hbase_order(void)
 	CHECK_INT(sign(sbx_cell_cmp(&a, &b)), 1);
 }
 
-TEST_MAIN(T(test_bytes_cmp_is_hbase_order), T(test_hex_digits_and_strings),
+/* The word-at-a-time helpers read their last word overlapping the one
+ * before it: every length and every position checked, each at an odd
+ * address, with guard bytes around the copy's destination. */
+static void test_inline_eq_copy_zero(void)
+{
+	uint8_t a[48], b[48], d[64];
+	int wrong_eq = 0, wrong_copy = 0, wrong_zero = 0;
+	for (size_t n = 0; n <= 40; n++) {
+		for (size_t i = 0; i < sizeof a; i++)
+			a[i] = b[i] = (uint8_t)(0x41 + i % 23);
+		const uint8_t *x = a + 1, *y = b + 1;
+		if (!sbx_bytes_eq(x, y, n))
+			wrong_eq++;
+		for (size_t at = 0; at < n; at++) { /* one byte differs */
+			b[1 + at] ^= 0x80;
+			if (sbx_bytes_eq(x, y, n) != !memcmp(x, y, n))
+				wrong_eq++;
+			b[1 + at] ^= 0x80;
+		}
+		b[1 + n] ^= 0x80; /* past the end: not looked at */
+		if (!sbx_bytes_eq(x, y, n))
+			wrong_eq++;
+		b[1 + n] ^= 0x80;
+
+		memset(d, 0xEE, sizeof d);
+		sbx_bytes_copy(d + 3, x, n);
+		if (memcmp(d + 3, x, n) || d[2] != 0xEE || d[3 + n] != 0xEE)
+			wrong_copy++;
+
+		if (sbx_bytes_has_zero(x, n)) /* no zero among the bytes */
+			wrong_zero++;
+		for (size_t at = 0; at < n; at++) {
+			a[1 + at] = 0;
+			if (!sbx_bytes_has_zero(x, n) || !memchr(x, 0, n))
+				wrong_zero++;
+			a[1 + at] = (uint8_t)(0x41 + (1 + at) % 23);
+		}
+		a[1 + n] = 0; /* a zero just past the end does not count */
+		if (sbx_bytes_has_zero(x, n))
+			wrong_zero++;
+		/* bytes whose word test borrows (0x01 before 0x80) */
+		memset(a, 0x01, sizeof a);
+		if (sbx_bytes_has_zero(x, n))
+			wrong_zero++;
+		memset(a, 0x80, sizeof a);
+		if (sbx_bytes_has_zero(x, n))
+			wrong_zero++;
+	}
+	CHECK_INT(wrong_eq, 0);
+	CHECK_INT(wrong_copy, 0);
+	CHECK_INT(wrong_zero, 0);
+}
+
+TEST_MAIN(T(test_bytes_cmp_is_hbase_order), T(test_inline_eq_copy_zero), T(test_hex_digits_and_strings),
 	  T(test_binary_strings), T(test_base64_strict_and_lenient),
 	  T(test_url_encoding), T(test_cell_order_is_hbase_order))

@@ -55,23 +55,101 @@ static inline int sbx_cell_cmp(const sbx_cell *a, const sbx_cell *b)
 	return c;
 }
 
+/* Unaligned loads of 8 and 4 bytes. */
+static inline uint64_t sbx_load64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t sbx_load32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
 /* a[0..n) == b[0..n), inline: the read path compares short keys (a row
  * prefix, a qualifier) per cell, where a call to memcmp costs more than
- * the comparison. */
+ * the comparison. Whole words, the last one overlapping the one before
+ * it, rather than a loop over the tail's bytes. */
 static inline bool sbx_bytes_eq(const void *a, const void *b, size_t n)
 {
 	const uint8_t *x = a, *y = b;
-	for (; n >= 8; n -= 8, x += 8, y += 8) {
-		uint64_t u, v;
-		memcpy(&u, x, 8);
-		memcpy(&v, y, 8);
-		if (u != v)
-			return false;
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 < n; i += 8)
+			if (sbx_load64(x + i) != sbx_load64(y + i))
+				return false;
+		return sbx_load64(x + n - 8) == sbx_load64(y + n - 8);
 	}
+	if (n >= 4)
+		return sbx_load32(x) == sbx_load32(y) &&
+		       sbx_load32(x + n - 4) == sbx_load32(y + n - 4);
 	for (; n; n--)
 		if (*x++ != *y++)
 			return false;
 	return true;
+}
+
+/* dst[0..n) = src[0..n), inline for the short strings the read path
+ * copies per cell (a qualifier, a column's key segment), where a call to
+ * memcpy costs more than the copy: up to 16 bytes as two overlapping
+ * fixed-size moves, longer ones by memcpy. */
+static inline void sbx_bytes_copy(void *dst, const void *src, size_t n)
+{
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+	if (n > 16) {
+		memcpy(d, s, n);
+	} else if (n >= 8) {
+		uint64_t a, b;
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		memcpy(d, &a, 4);
+		memcpy(d + n - 4, &b, 4);
+	} else if (n) {
+		uint8_t a = s[0], b = s[n / 2], c = s[n - 1];
+		d[0] = a;
+		d[n / 2] = b;
+		d[n - 1] = c;
+	}
+}
+
+/* Whether p[0..n) holds a zero byte, inline for short strings (a cell
+ * key's qualifier), where a call to memchr costs more than the search:
+ * words tested at once (the last overlapping the one before it). */
+static inline bool sbx_bytes_has_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+#define SBX_ZERO64(v) \
+	(((v) - 0x0101010101010101ull) & ~(v) & 0x8080808080808080ull)
+#define SBX_ZERO32(v) (((v) - 0x01010101u) & ~(v) & 0x80808080u)
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 < n; i += 8) {
+			uint64_t v = sbx_load64(b + i);
+			if (SBX_ZERO64(v))
+				return true;
+		}
+		uint64_t v = sbx_load64(b + n - 8);
+		return SBX_ZERO64(v) != 0;
+	}
+	if (n >= 4) {
+		uint32_t v = sbx_load32(b), w = sbx_load32(b + n - 4);
+		return SBX_ZERO32(v) || SBX_ZERO32(w);
+	}
+#undef SBX_ZERO64
+#undef SBX_ZERO32
+	for (; n; n--)
+		if (!*b++)
+			return true;
+	return false;
 }
 
 /* The value of one hex digit (either case), or -1. */

@@ -66,6 +66,24 @@ static inline size_t cellkey_segment(const uint8_t *p, size_t n,
 	return cellkey_row_prefix_len(p, n);
 }
 
+/* Whether p[0..n) is exactly one E(x) segment, *plain as for
+ * cellkey_segment. Inline: the read path checks each new column's
+ * qualifier segment, whose length the key's gives (what lies between
+ * E(row) and the tail), and a qualifier without zero bytes is the common
+ * case: checked without a call. */
+static inline bool cellkey_segment_is(const uint8_t *p, size_t n,
+				      const uint8_t **plain)
+{
+	*plain = NULL;
+	if (n < CELLKEY_TERM_LEN)
+		return false;
+	if (!p[n - 2] && p[n - 1] == 0x01 && !sbx_bytes_has_zero(p, n - 2)) {
+		*plain = p;
+		return true;
+	}
+	return cellkey_segment(p, n, plain) == n;
+}
+
 /* The timestamp and type in the CELLKEY_TAIL_LEN bytes that end a key. */
 static inline void cellkey_tail(const uint8_t *t, int64_t *ts,
 				sbx_cell_type *type)

@@ -85,6 +85,7 @@ typedef struct region {
 	_Atomic uint64_t check_every; /* split check interval in bytes */
 	load_slot *slots;
 	int nslots;
+	_Atomic uint64_t slot_hint; /* the bucket counted last (regions.c) */
 } region;
 
 #define ENGINE_MAX_SERVERS 256

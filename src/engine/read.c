@@ -432,8 +432,11 @@ static int seek_to_hint(reader *r, famcur *c, sbx_cell hinted,
 static int set_column(reader *r, const uint8_t *seg, size_t seg_len,
 		      const uint8_t *plain)
 {
-	if (sbx_buf_set(&r->colkey, seg, seg_len))
+	r->colkey.len = 0;
+	if (sbx_buf_reserve(&r->colkey, seg_len))
 		return SBX_ENOMEM_SET();
+	sbx_bytes_copy(r->colkey.data, seg, seg_len);
+	r->colkey.len = seg_len;
 	if (plain) {
 		r->cq = r->colkey.data;
 		r->cq_len = seg_len - CELLKEY_TERM_LEN;
@@ -456,6 +459,75 @@ static void family_match_params(const reader *r, famcur *c)
 	c->match.has_ttl = d->ttl_seconds < SBX_TTL_FOREVER;
 	c->match.ttl_cutoff_ms = r->now_ms - d->ttl_seconds * 1000;
 	c->match.keep_deleted = d->keep_deleted_cells != SBX_KEEP_DELETED_FALSE;
+}
+
+/*
+ * The common row read at its least cost: the cells of a plain read (no
+ * filter, TTL, raw, column list or time range: the matcher's m->slow 0
+ * and no p.columns) that are puts, each within its column's version count,
+ * taken straight from the iterator into res - what the matcher would
+ * include one by one, without offering them. It stops (*handover) at the
+ * first cell it cannot decide alone - a delete marker, a version past the
+ * count, a qualifier with an escaped zero, a malformed key - with the
+ * cursor on it, leaving to read_family_row's general loop the rest of the
+ * row: *included is the versions taken of the current column, whose
+ * qualifier is then the last cell in res (*have_col). Else the row is
+ * done, the cursor past it.
+ */
+static inline __attribute__((always_inline)) int
+read_plain_puts(reader *r, famcur *c, sbx_result *res, bool *have_col,
+		int *included, bool *handover)
+{
+	rocksdb_iterator_t *it = c->it;
+	const uint8_t *prefix = r->prefix.data;
+	size_t plen = r->prefix.len;
+	int max = r->m.p.max_versions, n = 0;
+	int64_t min_ts = r->m.p.min_ts, max_ts = r->m.p.max_ts;
+	bool col = false;
+	*handover = true;
+	while (rocksdb_iter_valid(it)) {
+		size_t kl;
+		const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+		if (kl < plen || !sbx_bytes_eq(k, prefix, plen)) {
+			*handover = false; /* the next row */
+			break;
+		}
+		if (kl < plen + CELLKEY_TERM_LEN + CELLKEY_TAIL_LEN ||
+		    cellkey_type(k, kl) != SBX_CELL_PUT)
+			break;
+		const uint8_t *q = k + plen;
+		size_t ql = kl - plen - CELLKEY_TAIL_LEN - CELLKEY_TERM_LEN;
+		if (q[ql] || q[ql + 1] != 0x01)
+			break; /* not E(qualifier) unescaped */
+		const sbx_cell *last = col ? &res->cells[res->n - 1] : NULL;
+		if (last && last->qualifier_len == ql &&
+		    sbx_bytes_eq(last->qualifier, q, ql)) {
+			if (n >= max)
+				break; /* older versions: the general loop */
+		} else {
+			if (sbx_bytes_has_zero(q, ql))
+				break;
+			n = 0;
+		}
+		int64_t ts;
+		sbx_cell_type type;
+		cellkey_tail(q + ql + CELLKEY_TERM_LEN, &ts, &type);
+		if (ts < min_ts || ts >= max_ts)
+			break;
+		size_t vl;
+		const uint8_t *v = (const uint8_t *)rocksdb_iter_value(it, &vl);
+		int rc = begin_family(r, res, c);
+		if (!rc)
+			rc = result_add_cell(res, q, ql, ts, SBX_CELL_PUT, v, vl);
+		if (rc)
+			return rc;
+		n++;
+		col = true;
+		rocksdb_iter_next(it);
+	}
+	*have_col = col;
+	*included = n;
+	return SBX_OK;
 }
 
 /*
@@ -486,6 +558,30 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 	int skipped = 0;          /* its versions stepped over so far */
 	r->fam_begun = false;
 	*other_row = *consumed = false;
+	if (!r->rb.active && !m->slow && !m->p.columns) {
+		bool handover;
+		int included;
+		int rc = read_plain_puts(r, c, res, &have_col, &included,
+					 &handover);
+		if (rc)
+			return rc;
+		if (!handover) {
+			*consumed = true;
+			return SBX_OK;
+		}
+		if (have_col) { /* the current column, as the matcher saw it */
+			const sbx_cell *last = &res->cells[res->n - 1];
+			r->colkey.len = 0;
+			if (cellkey_put_escaped(&r->colkey, last->qualifier,
+						last->qualifier_len))
+				return SBX_ENOMEM_SET();
+			r->cq = r->colkey.data;
+			r->cq_len = last->qualifier_len;
+			cell.qualifier = r->cq;
+			cell.qualifier_len = r->cq_len;
+			m->included = included;
+		}
+	}
 
 	while (src_valid(r, c)) {
 		size_t kl;
@@ -493,20 +589,24 @@ static int read_family_row(reader *r, famcur *c, sbx_result *res,
 		if (kl < r->prefix.len ||
 		    !sbx_bytes_eq(k, r->prefix.data, r->prefix.len))
 			break;
-		/* The qualifier segment; decoded only when the column changes
-		 * (r->colkey keeps its escaped bytes). */
-		const uint8_t *qe = k + r->prefix.len, *plain;
-		size_t ql = cellkey_segment(qe, kl - r->prefix.len, &plain);
-		if (!ql || r->prefix.len + ql + CELLKEY_TAIL_LEN != kl)
+		/* The qualifier segment is what lies between E(row) and the
+		 * tail; checked and decoded only when the column changes
+		 * (r->colkey keeps its escaped bytes, checked then). */
+		if (kl < r->prefix.len + CELLKEY_TERM_LEN + CELLKEY_TAIL_LEN)
 			return sbx_error_set(SBX_EIO, "corrupt cell key");
+		const uint8_t *qe = k + r->prefix.len;
+		size_t ql = kl - r->prefix.len - CELLKEY_TAIL_LEN;
 		cellkey_tail(qe + ql, &cell.timestamp, &cell.type);
 		bool fam_marker = matcher_is_family_marker(cell.type);
 		bool new_column = false;
 		if (fam_marker) {
-			if (ql != CELLKEY_TERM_LEN)
+			if (ql != CELLKEY_TERM_LEN || qe[0] || qe[1] != 0x01)
 				return sbx_error_set(SBX_EIO, "corrupt cell key");
 		} else if (!have_col || r->colkey.len != ql ||
 			   !sbx_bytes_eq(r->colkey.data, qe, ql)) {
+			const uint8_t *plain;
+			if (!cellkey_segment_is(qe, ql, &plain))
+				return sbx_error_set(SBX_EIO, "corrupt cell key");
 			int rc = set_column(r, qe, ql, plain);
 			if (rc)
 				return rc;

@@ -62,12 +62,34 @@ static int64_t coarse_now_ms(void)
 	return sbx_clock_coarse_ms();
 }
 
+/* r->slot_hint packs the bucket last counted in (its number, now / w) and
+ * its slot, so a row counted within the same bucket finds its slot by a
+ * multiplication and a compare: the two divisions of finding it anew
+ * were ~1 % of a scan that counts every row. */
+#define HINT_SLOT_BITS 20
+#define HINT_SLOT_MASK (((uint64_t)1 << HINT_SLOT_BITS) - 1)
+
 static load_slot *current_slot(engine *e, region *r)
 {
 	int64_t w = e->opts.metrics_bucket_ms > 0 ? e->opts.metrics_bucket_ms
 						  : 1000;
-	int64_t start = coarse_now_ms() / w * w;
-	load_slot *s = &r->slots[(start / w) % r->nslots];
+	int64_t now = coarse_now_ms();
+	uint64_t hint = atomic_load_explicit(&r->slot_hint,
+					     memory_order_relaxed);
+	int64_t q = (int64_t)(hint >> HINT_SLOT_BITS), start = q * w;
+	size_t idx = (size_t)(hint & HINT_SLOT_MASK);
+	if (!hint || now < start || now - start >= w) {
+		q = now / w;
+		start = q * w;
+		idx = (size_t)(q % r->nslots);
+		if (q > 0 && (uint64_t)q < (UINT64_MAX >> HINT_SLOT_BITS) &&
+		    idx <= HINT_SLOT_MASK)
+			atomic_store_explicit(
+			    &r->slot_hint,
+			    (uint64_t)q << HINT_SLOT_BITS | idx,
+			    memory_order_relaxed);
+	}
+	load_slot *s = &r->slots[idx];
 	int64_t seen = atomic_load(&s->start_ms);
 	if (seen != start &&
 	    atomic_compare_exchange_strong(&s->start_ms, &seen, start)) {

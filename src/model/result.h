@@ -47,8 +47,8 @@ int result_add_cell_slow(sbx_result *r, const uint8_t *qual, size_t qual_len,
 			 int64_t ts, sbx_cell_type type, const uint8_t *value,
 			 size_t value_len);
 
-/* Inline: the read path adds every cell it returns through here. */
-static inline int result_add_cell(sbx_result *r, const uint8_t *qual,
+/* Always inline: the read path adds every cell it returns through here. */
+static inline __attribute__((always_inline)) int result_add_cell(sbx_result *r, const uint8_t *qual,
 				  size_t qual_len, int64_t ts,
 				  sbx_cell_type type, const uint8_t *value,
 				  size_t value_len)
@@ -72,8 +72,7 @@ static inline int result_add_cell(sbx_result *r, const uint8_t *qual,
 	c->type = type;
 	c->value = d + qual_len;
 	c->value_len = value_len;
-	if (qual_len)
-		memcpy(d, qual, qual_len);
+	sbx_bytes_copy(d, qual, qual_len);
 	if (value_len)
 		memcpy(d + qual_len, value, value_len);
 	r->arena.len += qual_len + value_len;
