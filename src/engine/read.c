@@ -463,16 +463,16 @@ static void family_match_params(const reader *r, famcur *c)
 
 /*
  * The common row read at its least cost: the cells of a plain read (no
- * filter, TTL, raw, column list or time range: the matcher's m->slow 0
- * and no p.columns) that are puts, each within its column's version count,
- * taken straight from the iterator into res - what the matcher would
- * include one by one, without offering them. It stops (*handover) at the
- * first cell it cannot decide alone - a delete marker, a version past the
- * count, a qualifier with an escaped zero, a malformed key - with the
- * cursor on it, leaving to read_family_row's general loop the rest of the
- * row: *included is the versions taken of the current column, whose
- * qualifier is then the last cell in res (*have_col). Else the row is
- * done, the cursor past it.
+ * filter, TTL, raw read or column list: the matcher's m->slow 0 and no
+ * p.columns) that are puts in the time range, each within its column's
+ * version count, taken straight from the iterator into res - what the
+ * matcher would include one by one, without offering them. It stops
+ * (*handover) at the first cell it cannot decide alone - a delete marker,
+ * a version past the count, a put outside the time range, a qualifier
+ * with an escaped zero, a malformed key - with the cursor on it, leaving
+ * to read_family_row's general loop the rest of the row: *included is the
+ * versions taken of the current column, whose qualifier is then the last
+ * cell in res (*have_col). Else the row is done, the cursor past it.
  */
 static inline __attribute__((always_inline)) int
 read_plain_puts(reader *r, famcur *c, sbx_result *res, bool *have_col,
