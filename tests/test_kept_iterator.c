@@ -16,6 +16,8 @@
 #include "engine_util.h"
 #include "model/backend.h"
 
+#include <pthread.h>
+
 /* The test clock: gets see no time pass unless the test moves it. */
 static int64_t fake_now;
 
@@ -44,18 +46,21 @@ static sbx_db *open_uncached(void)
 	return d;
 }
 
-/* The iterator table `name`'s parked reader keeps (NULL: none), and when
- * it was made. Reads the engine's state: no get may run meanwhile. */
+/* The iterator table `name`'s parked reader (this thread's) keeps (NULL:
+ * none), and when it was made; its slot is marked exactly when it keeps
+ * one. Reads the engine's state: no get may run meanwhile. */
 static rocksdb_iterator_t *kept(sbx_db *d, const char *name, int64_t *made_ms)
 {
 	table *t;
 	if (engine_table_get(&t, (engine *)d->impl, name))
 		return NULL;
-	parked_reader *p = atomic_load(&t->spare_reader);
+	/* this thread's slot: the test's gets all run on it */
+	unsigned slot = engine_thread_index() % TABLE_SPARE_READERS;
+	parked_reader *p = atomic_load(&t->spare_reader[slot]);
 	rocksdb_iterator_t *it = p ? ((reader *)p)->kept_it : NULL;
 	if (made_ms)
 		*made_ms = p ? ((reader *)p)->it_ms : 0;
-	bool flag = atomic_load(&t->spare_has_iterator);
+	bool flag = atomic_load(&t->spare_iterators) & 1u << slot;
 	table_unref(t);
 	CHECK(flag == (it != NULL));
 	return it;
@@ -309,5 +314,78 @@ static void test_close_with_one_kept(void)
 	teardown();
 }
 
+/* Threads reading one table each park their own reader (and iterator)
+ * in their own slot; one write drops every kept iterator, and a database
+ * closed with several kept closes cleanly. */
+#define READ_THREADS 4
+
+typedef struct reads {
+	sbx_table *t;
+	int wrong;     /* gets that did not find the row's value */
+	unsigned slot; /* the thread's parking slot */
+} reads;
+
+static void *get_rows(void *arg)
+{
+	reads *a = arg;
+	for (int i = 0; i < 200; i++) {
+		const char *row = i % 2 ? "r3" : "s";
+		char want[16];
+		snprintf(want, sizeof want, "v-%s", row);
+		sbx_result *r = NULL;
+		const sbx_cell *c = NULL;
+		if (sbx_table_get(&r, a->t, row, strlen(row), NULL) == SBX_OK)
+			c = sbx_result_get(r, "f", "q", 1);
+		a->wrong += !c || c->value_len != strlen(want) ||
+			    memcmp(c->value, want, c->value_len);
+		sbx_result_free(r);
+	}
+	a->slot = engine_thread_index() % TABLE_SPARE_READERS;
+	return NULL;
+}
+
+static void test_threads_park_their_own(void)
+{
+	setup("kept_threads");
+	reads a[READ_THREADS];
+	pthread_t th[READ_THREADS];
+	for (int i = 0; i < READ_THREADS; i++) {
+		a[i] = (reads){.t = tb};
+		REQUIRE(pthread_create(&th[i], NULL, get_rows, &a[i]) == 0);
+	}
+	for (int i = 0; i < READ_THREADS; i++)
+		pthread_join(th[i], NULL);
+	table *t;
+	REQUIRE(engine_table_get(&t, (engine *)db->impl, "t") == SBX_OK);
+	/* each thread its own slot (indexes are given in turn), its reader
+	 * parked there with the iterator of its last get, the slot marked */
+	unsigned slots = 0;
+	for (int i = 0; i < READ_THREADS; i++) {
+		CHECK_INT(a[i].wrong, 0);
+		slots |= 1u << a[i].slot;
+		parked_reader *p = atomic_load(&t->spare_reader[a[i].slot]);
+		CHECK(p && ((reader *)p)->kept_it);
+	}
+	CHECK_INT(__builtin_popcount(slots), READ_THREADS);
+	CHECK((atomic_load(&t->spare_iterators) & slots) == slots);
+	int with_iterator;
+	put(tb, "r3", "v-r3"); /* a write: every marked slot swept */
+	with_iterator = 0;
+	for (int i = 0; i < TABLE_SPARE_READERS; i++) {
+		parked_reader *p = atomic_load(&t->spare_reader[i]);
+		with_iterator += p && ((reader *)p)->kept_it;
+	}
+	CHECK_INT(with_iterator, 0);
+	CHECK_INT((long long)atomic_load(&t->spare_iterators), 0);
+	table_unref(t);
+	/* several kept again, then the database closed under them */
+	for (int i = 0; i < READ_THREADS; i++)
+		REQUIRE(pthread_create(&th[i], NULL, get_rows, &a[i]) == 0);
+	for (int i = 0; i < READ_THREADS; i++)
+		pthread_join(th[i], NULL);
+	teardown();
+}
+
 TEST_MAIN(T(test_gets_through_one_iterator), T(test_changes_drop_it),
-	  T(test_old_iterator_not_reused), T(test_close_with_one_kept))
+	  T(test_old_iterator_not_reused), T(test_close_with_one_kept),
+	  T(test_threads_park_their_own))

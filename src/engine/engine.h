@@ -25,6 +25,10 @@
 
 #define ENGINE_ROW_STRIPES 1024
 #define ENGINE_SPARE_WBS 16
+/* Readers a table keeps parked for its next reads (reader.c), one a
+ * thread slot (engine_thread_index), so threads reading one table each
+ * reuse their own instead of all but one allocating a reader a read. */
+#define TABLE_SPARE_READERS 8
 
 /* Debug checks of "REQUIRES: ... held": the lock is held (by this thread,
  * as the callers are written; pthreads cannot tell by whom). */
@@ -118,11 +122,13 @@ typedef struct table {
 	/* Size of a recent row read (bytes, cells), capped: a new read's
 	 * first result starts that large instead of growing cell by cell. */
 	_Atomic size_t row_bytes_hint, row_cells_hint;
-	/* A closed reader's memory, parked for the next read (read.c). */
-	_Atomic(parked_reader *) spare_reader;
-	/* The parked reader keeps a get's RocksDB iterator (reader.c): a
-	 * write drops it, so it pins no memtable or store file for long. */
-	atomic_bool spare_has_iterator;
+	/* Closed readers' memory, parked for the next reads (reader.c), in
+	 * the slot of the thread that closed each. */
+	_Atomic(parked_reader *) spare_reader[TABLE_SPARE_READERS];
+	/* Bit i: spare_reader[i] may keep a get's RocksDB iterator
+	 * (reader.c); a write drops those, so they pin no memtable or store
+	 * file for long (table_drop_kept_iterator). */
+	_Atomic unsigned spare_iterators;
 	/* Part of every row cache key of the table: moved by bulk loads and
 	 * schema changes, so none of the entries before is found again. */
 	_Atomic uint64_t cache_epoch;
@@ -130,11 +136,18 @@ typedef struct table {
 
 /* Move t's row cache epoch (rowcache.h): every entry of t is forgotten. */
 void table_cache_forget(table *t);
-/* Destroy the RocksDB iterator t's parked reader keeps, if any:
+/* Destroy the RocksDB iterators t's parked readers keep, if any:
  * before t's families' column families go, before the database closes,
  * and after anything that changes t's store files or what its gets would
- * read. Thread-safe; cheap when there is none. */
+ * read. Thread-safe. table_drop_marked_iterators, for the write path,
+ * looks only at the slots spare_iterators marks (cheap when none is):
+ * a reader parked at that moment may keep its iterator until the next
+ * write. */
 void table_drop_kept_iterator(table *t);
+void table_drop_marked_iterators(table *t);
+/* This thread's number, given in turn to the threads that ask: per-thread
+ * spares (write batches, parked readers) take their slot from it. */
+unsigned engine_thread_index(void);
 
 typedef struct rowcache rowcache; /* rowcache.h */
 

@@ -226,16 +226,16 @@ static void reader_reset(reader *r)
 /* The table's parked reader, or a new one; room for nfc cursors. */
 static reader *reader_alloc(table *t, size_t nfc)
 {
+	/* (a taken reader's slot stays marked if it kept an iterator, until
+	 * a reader parks there again or a write's sweep finds it empty) */
 	reader *r = (reader *)atomic_exchange_explicit(
-		&t->spare_reader, NULL, memory_order_acquire);
+		&t->spare_reader[engine_thread_index() % TABLE_SPARE_READERS],
+		NULL, memory_order_acquire);
 	if (!r) {
 		if (!(r = sbx_calloc(1, sizeof *r)))
 			return NULL;
 		r->park.release = reader_release;
 		r->park.drop_iterator = reader_drop_iterator;
-	} else if (r->kept_it) {
-		atomic_store_explicit(&t->spare_has_iterator, false,
-				      memory_order_relaxed);
 	}
 	if (r->fc_cap < nfc) {
 		famcur *fc = sbx_realloc(r->fc, nfc * sizeof *fc);
@@ -323,13 +323,25 @@ void reader_close(reader *r)
 			drop_kept(r);
 		bool kept = r->kept_it != NULL;
 		reader_reset(r);
+		unsigned slot = engine_thread_index() % TABLE_SPARE_READERS;
 		if (atomic_compare_exchange_strong_explicit(
-			    &t->spare_reader, &none, &r->park, memory_order_release,
-			    memory_order_relaxed)) {
+			    &t->spare_reader[slot], &none, &r->park,
+			    memory_order_release, memory_order_relaxed)) {
 			r = NULL;
-			if (kept)
-				atomic_store_explicit(&t->spare_has_iterator,
-						      true, memory_order_relaxed);
+			/* the slot's mark follows what it now keeps (after the
+			 * park: a sweep between finds the reader) */
+			unsigned bit = 1u << slot;
+			bool marked = atomic_load_explicit(&t->spare_iterators,
+							   memory_order_relaxed) &
+				      bit;
+			if (kept && !marked)
+				atomic_fetch_or_explicit(&t->spare_iterators,
+							 bit,
+							 memory_order_relaxed);
+			else if (!kept && marked)
+				atomic_fetch_and_explicit(&t->spare_iterators,
+							  ~bit,
+							  memory_order_relaxed);
 		}
 	}
 	reader_free(r);

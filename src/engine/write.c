@@ -229,8 +229,7 @@ static void cache_write_end(engine *e, const unsigned *stripes, size_t n)
  * could no longer be reused, and would pin the memtable a flush replaces. */
 static void drop_kept_iterator(table *t)
 {
-	if (atomic_load_explicit(&t->spare_has_iterator, memory_order_relaxed))
-		table_drop_kept_iterator(t);
+	table_drop_marked_iterators(t);
 }
 
 /* How far the persisted timestamp ceiling is raised past the timestamp
@@ -658,19 +657,11 @@ static int commit(engine *e, rocksdb_writebatch_t *wb, sbx_durability d)
 /* Batches larger than this are destroyed rather than kept for reuse. */
 #define SPARE_WB_MAX ((size_t)1 << 20)
 
-/* This thread's spare slot (engine.h spare_wb): threads take indexes in
- * turn, so up to ENGINE_SPARE_WBS writers each keep their own. */
+/* This thread's spare slot (engine.h spare_wb): up to ENGINE_SPARE_WBS
+ * writers each keep their own. */
 static unsigned wb_slot(void)
 {
-	static _Atomic unsigned next;
-	static _Thread_local unsigned slot;
-	static _Thread_local bool has_slot;
-	if (!has_slot) {
-		slot = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed) %
-		       ENGINE_SPARE_WBS;
-		has_slot = true;
-	}
-	return slot;
+	return engine_thread_index() % ENGINE_SPARE_WBS;
 }
 
 /* A write batch: this thread's spare (cleared, its buffer already grown),
