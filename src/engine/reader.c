@@ -3,7 +3,8 @@
  * families' cursors and what the read asks of each, RocksDB's iterate
  * bounds, one iterator per family over one consistent view), and closed
  * again. A closed reader parks its scratch memory in the table for the
- * next read, emptied; the per-read fields are zeroed before it is reused.
+ * same thread's next read (a slot a thread: engine_thread_index), emptied;
+ * the per-read fields are zeroed before it is reused.
  */
 #include "engine/reader.h"
 
@@ -252,8 +253,8 @@ static reader *reader_alloc(table *t, size_t nfc)
 
 /*
  * A point get's iterator is kept with the parked reader and reused by the
- * table's next get (a new RocksDB iterator and its teardown were 6 % of a
- * get that misses the row cache). An iterator reads the store as it was
+ * thread's next get of the table (a new RocksDB iterator and its teardown
+ * were 6 % of a get that misses the row cache). An iterator reads the store as it was
  * when it was made, so it is reused only while nothing has changed since:
  * the store's latest sequence number (every write, any table) and the
  * table's cache epoch (bulk loads, admin calls) are as they were when it
@@ -263,9 +264,11 @@ static reader *reader_alloc(table *t, size_t nfc)
  * rechecks bounds at each seek). Only a get with both bounds keeps one
  * (setting a bound NULL would leave it an empty slice), and none older
  * than KEPT_ITERATOR_MS is reused. While parked it pins the memtables
- * and store files of its moment: the table's next get (if it is too old
- * by then), write, admin call, bulk load, flush or compaction, and the
- * database's close drop it (table_drop_kept_iterator); a background
+ * and store files of its moment: the thread's next get of the table (if
+ * it is too old by then), a write to the table (which sweeps the slots
+ * marked in spare_iterators), an admin call, bulk load, flush or
+ * compaction, and the database's close drop it (table_drop_kept_iterator,
+ * every slot); a background
  * compaction that ends while the table sees none of these keeps its
  * input files on disk until one comes.
  */
