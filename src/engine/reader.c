@@ -30,7 +30,8 @@ static int add_famcur(reader *r, family *f, const sbx_read_opts *o)
 	memset(c, 0, sizeof *c);
 	c->row = row;
 	c->row.len = 0;
-	atomic_fetch_add(&f->refs, 1);
+	if (!r->point_get) /* a get holds t's lock throughout: no reference */
+		atomic_fetch_add(&f->refs, 1);
 	c->fam = f;
 	c->fam_len = strlen(f->desc.name);
 	int req = o->max_versions <= 0 ? INT32_MAX : o->max_versions;
@@ -299,6 +300,7 @@ void reader_close(reader *r)
 	if (!r)
 		return;
 	table *t = r->tab;
+	bool counted = !r->point_get; /* t and the families referenced */
 	if (t)
 		store_size_hint(r);
 	/* fc[0]'s iterator (kept or made by reader_iterators) waits for the
@@ -315,7 +317,8 @@ void reader_close(reader *r)
 		for (size_t j = 0; j < c->nquals; j++)
 			sbx_buf_free(&c->quals[j]);
 		free(c->quals);
-		family_unref(c->fam);
+		if (counted)
+			family_unref(c->fam);
 	}
 	sbx_result_free(r->pending);
 	/* Park the memory in the table for the next read: a point get then
@@ -348,7 +351,8 @@ void reader_close(reader *r)
 		}
 	}
 	reader_free(r);
-	table_unref(t);
+	if (counted)
+		table_unref(t);
 }
 
 int reader_setup(reader **out, engine *e, table *t, const sbx_scan_opts *o,
@@ -365,7 +369,13 @@ int reader_setup(reader **out, engine *e, table *t, const sbx_scan_opts *o,
 	reader *r = reader_alloc(t, t->nfams ? t->nfams : 1);
 	if (!r)
 		return SBX_ENOMEM_SET();
-	atomic_fetch_add(&t->refs, 1);
+	/* A point get runs and closes under t's read lock (engine_read_row),
+	 * which keeps t and its families: it takes no reference to them, as
+	 * a scan, which outlives the lock between rows, does (every get
+	 * writing the same counters was a cache line all threads shared). */
+	r->point_get = point_get;
+	if (!point_get)
+		atomic_fetch_add(&t->refs, 1);
 	r->eng = e;
 	r->tab = t;
 	r->reversed = o->reversed;
@@ -395,7 +405,6 @@ int reader_setup(reader **out, engine *e, table *t, const sbx_scan_opts *o,
 		reader_close(r);
 		return rc;
 	}
-	r->point_get = point_get;
 	if (r->filter)
 		sbx_filter_set_reversed(r->filter, r->reversed);
 	if (!point_get && (rc = reader_iterators(r))) {
