@@ -102,16 +102,12 @@ static inline void sbx_bytes_copy(void *dst, const void *src, size_t n)
 	const uint8_t *s = src;
 	if (n > 16) {
 		memcpy(d, s, n);
-	} else if (n >= 8) {
-		uint64_t a, b;
-		memcpy(&a, s, 8);
-		memcpy(&b, s + n - 8, 8);
+	} else if (n >= 8) { /* both loaded before either store */
+		uint64_t a = sbx_load64(s), b = sbx_load64(s + n - 8);
 		memcpy(d, &a, 8);
 		memcpy(d + n - 8, &b, 8);
 	} else if (n >= 4) {
-		uint32_t a, b;
-		memcpy(&a, s, 4);
-		memcpy(&b, s + n - 4, 4);
+		uint32_t a = sbx_load32(s), b = sbx_load32(s + n - 4);
 		memcpy(d, &a, 4);
 		memcpy(d + n - 4, &b, 4);
 	} else if (n) {

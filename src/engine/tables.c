@@ -287,14 +287,11 @@ void table_drop_marked_iterators(table *t)
 unsigned engine_thread_index(void)
 {
 	static _Atomic unsigned next;
-	static _Thread_local unsigned index;
-	static _Thread_local bool has_index;
-	if (!has_index) {
-		index = atomic_fetch_add_explicit(&next, 1,
-						  memory_order_relaxed);
-		has_index = true;
-	}
-	return index;
+	static _Thread_local unsigned index1; /* the index + 1; 0: none yet */
+	if (!index1)
+		index1 = atomic_fetch_add_explicit(&next, 1,
+						   memory_order_relaxed) + 1;
+	return index1 - 1;
 }
 
 /* ---- a step on one table, under its locks ---- */
