@@ -154,7 +154,9 @@ typedef struct rank_op {
  * and a comment deleted since (its delete removes the rank rows pointing at
  * it, but cannot see ranks not written yet) must not be ranked. Reading it
  * here makes a delete that commits before this transaction does a conflict
- * (rows only read are checked at commit), so sbx_txn_run retries. */
+ * (rows only read are checked at commit), so sbx_txn_run retries; a delete
+ * that commits after it reads every rank row by key (store.c delete_fn), so
+ * the rank rows written here are a conflict for it in turn. */
 static int pick_top(sbx_txn *txn, rank_op *o)
 {
 	o->ntop = 0;

@@ -995,41 +995,29 @@ static int delete_fn(sbx_txn *txn, void *arg)
 	rc = rc ? rc
 		: delete_row(txn, app->t[CM_T_PRODUCT_COMMENT], k.data, k.len);
 	cm_comment_clear(&c);
-	/* rank rows pointing at it go too; the next batch closes the gap */
-	sbx_scanner *s = NULL;
-	uint8_t prefix[11], stop[11];
-	if (rc == SBX_OK) {
-		memcpy(prefix, ck.data + CM_ID_MAX, CM_ID_MAX);
-		prefix[10] = 'r';
-		rc = scan_prefix(&s, txn, app->t[CM_T_RANK], prefix, 11, NULL,
-				 0, 0, stop);
-	}
-	/* collect first: the scanner must be closed before the writes */
-	uint8_t gone[64][16];
-	size_t ngone = 0, glen[64];
-	while (rc == SBX_OK) {
-		sbx_result *r;
-		int n = sbx_scanner_next(s, &r);
-		if (n == SBX_ITEROVER)
-			break;
-		if (n) {
-			rc = n;
-			break;
-		}
-		const sbx_cell *v = cell(r, F, "c");
-		size_t rl;
-		const uint8_t *row = sbx_result_row(r, &rl);
-		if (v && v->value_len == ck.len &&
-		    !memcmp(v->value, ck.data, ck.len) && ngone < 64 &&
-		    rl <= sizeof gone[0]) {
-			memcpy(gone[ngone], row, rl);
-			glen[ngone++] = rl;
-		}
+	/* Rank rows pointing at it go too; the next batch closes the gap.
+	 * Each rank the batch can write (1..CM_TOP) is read by key, not
+	 * scanned: a missing row read by key is in the read set, a row missing
+	 * from a scanned range is not (phantoms). A rank batch that read this
+	 * comment and commits a new rank row to it first is then a conflict
+	 * here, and the retry sees and deletes that row; a scan would miss it
+	 * and leave a rank row naming a deleted comment (write skew). */
+	for (unsigned rank = 1; rc == SBX_OK && rank <= CM_TOP; rank++) {
+		char rs[8];
+		snprintf(rs, sizeof rs, "%u", rank);
+		rc = cm_key(&k, app, CM_T_RANK, "product_id", o->pid, "rank", rs,
+			    NULL);
+		sbx_result *r = NULL;
+		rc = rc ? rc
+			: sbx_txn_get(&r, txn, app->t[CM_T_RANK], k.data, k.len,
+				      NULL);
+		const sbx_cell *v = rc ? NULL : cell(r, F, "c");
+		bool points_here = v && v->value_len == ck.len &&
+				   !memcmp(v->value, ck.data, ck.len);
 		sbx_result_free(r);
+		if (points_here)
+			rc = delete_row(txn, app->t[CM_T_RANK], k.data, k.len);
 	}
-	sbx_scanner_close(s);
-	for (size_t i = 0; rc == SBX_OK && i < ngone; i++)
-		rc = delete_row(txn, app->t[CM_T_RANK], gone[i], glen[i]);
 	rc = rc ? rc : mark_pending(o, txn);
 	if (rc == SBX_OK)
 		o->res->status = 204;

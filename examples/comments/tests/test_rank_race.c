@@ -1,0 +1,248 @@
+/*
+ * test_rank_race.c - the rank batch racing a comment's delete, with the
+ * two transactions' commits put in a chosen order by the transaction
+ * fault hook (both threads hold at their first commit step).
+ *
+ * Product p1 has five comments ranked 1..5; a sixth, o6, is posted with
+ * the shortest content, so the next batch adds it as rank 6 and leaves
+ * ranks 1..5 as they are. The batch (reads o6, writes rank 6) and the
+ * delete of o6 (reads p1's ranks, deletes o6) then both run:
+ *
+ *   rank first:   the batch commits while the delete is held before its
+ *                 commit. The delete must see the batch's new rank row as
+ *                 a conflict and, retried, delete it too. Were the ranks
+ *                 scanned, rank 6 would be a phantom to the delete and
+ *                 stay, naming a comment that no longer exists (write skew;
+ *                 once seen in comments_crash).
+ *   delete first: the delete commits while the batch is held; the batch
+ *                 read o6 and must conflict, and its retry ranks only 1..5.
+ *
+ * Each order runs on the embedded store's atomic commit path and on the
+ * portable protocol. After each: o6 is gone, rank 6 does not exist, ranks
+ * 1..5 name o1..o5, cm_check finds 0 problems, and a conflict was retried.
+ */
+#include "check.h"
+#include "comments.h"
+
+#include <pthread.h>
+
+enum { ROLE_NONE, ROLE_RANK, ROLE_DELETE };
+static _Thread_local int role;
+
+typedef struct race {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int first;	     /* ROLE_RANK or ROLE_DELETE: commits first */
+	bool held[3];	     /* a role has reached its first commit step */
+	bool done[3];	     /* a role's operation has returned */
+	cm_app *app;
+	cm_result del;	     /* the delete's outcome */
+	int rank_rc;
+	long ranked;
+} race;
+
+/* The fault hook: the role that commits second waits at its first commit
+ * step until the first one has finished; the first waits until the second
+ * is held (so both have done their reads). Later steps and retries pass. */
+static int hook(void *arg, sbx_txn_step step, size_t row)
+{
+	(void)step;
+	(void)row;
+	race *r = arg;
+	if (role == ROLE_NONE)
+		return 0;
+	pthread_mutex_lock(&r->mu);
+	if (!r->held[role]) {
+		r->held[role] = true;
+		pthread_cond_broadcast(&r->cv);
+		int other = role == ROLE_RANK ? ROLE_DELETE : ROLE_RANK;
+		if (role == r->first)
+			while (!r->held[other])
+				pthread_cond_wait(&r->cv, &r->mu);
+		else
+			while (!r->done[other])
+				pthread_cond_wait(&r->cv, &r->mu);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return 0;
+}
+
+static void finish(race *r, int who)
+{
+	pthread_mutex_lock(&r->mu);
+	r->done[who] = true;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
+static void *rank_thread(void *arg)
+{
+	race *r = arg;
+	role = ROLE_RANK;
+	r->rank_rc = cm_rank_run(&r->ranked, r->app);
+	finish(r, ROLE_RANK);
+	return NULL;
+}
+
+static void *delete_thread(void *arg)
+{
+	race *r = arg;
+	role = ROLE_DELETE;
+	cm_comment_delete(&r->del, r->app, "p1", "o6");
+	finish(r, ROLE_DELETE);
+	return NULL;
+}
+
+/* PUT-like helpers: a JSON body, its status checked. */
+static int put(cm_app *app, int table, const char *id, const char *json)
+{
+	json_t *j = json_loads(json, 0, NULL);
+	cm_result res = {0};
+	cm_put_entity(&res, app, table, id, j);
+	json_decref(j);
+	json_decref(res.json);
+	return res.status;
+}
+
+static int post(cm_app *app, const char *oid, const char *content)
+{
+	char body[256];
+	snprintf(body, sizeof body,
+		 "{\"orderId\":\"%s\",\"userId\":\"u1\",\"content\":\"%s\"}",
+		 oid, content);
+	json_t *j = json_loads(body, 0, NULL);
+	cm_result res = {0};
+	cm_comment_post(&res, app, "p1", j);
+	json_decref(j);
+	json_decref(res.json);
+	return res.status;
+}
+
+/* The comment key rank `rank` of p1 names, as "o<N>", or "" if none. */
+static const char *rank_of(cm_app *app, unsigned rank, char *out)
+{
+	char rs[8];
+	snprintf(rs, sizeof rs, "%u", rank);
+	sbx_buf k = {0};
+	out[0] = '\0';
+	if (cm_key(&k, app, CM_T_RANK, "product_id", "p1", "rank", rs, NULL))
+		return "(bad key)";
+	sbx_result *r = NULL;
+	if (sbx_table_get(&r, app->t[CM_T_RANK], k.data, k.len, NULL) ==
+	    SBX_OK) {
+		const sbx_cell *v = sbx_result_get(r, "d", "c", 1);
+		/* comment key: orderId(10) productId(10), zero padded */
+		if (v && v->value_len == CM_COMMENT_KEY_LEN)
+			snprintf(out, 16, "%.10s", (const char *)v->value);
+	}
+	sbx_result_free(r);
+	sbx_buf_free(&k);
+	return out;
+}
+
+static void run_race(int first, sbx_txn_path path)
+{
+	const char *dir = test_dir(first == ROLE_RANK ? "rank_first"
+						      : "delete_first");
+	sbx_db *db;
+	REQUIRE(sbx_db_open(&db, dir, NULL) == SBX_OK);
+	static cm_app app;
+	memset(&app, 0, sizeof app);
+	REQUIRE(cm_store_open(&app, db, 1000) == 0);
+	app.txo.path = path;
+
+	CHECK_INT(put(&app, CM_T_SELLER, "s1", "{\"name\":\"Shop\"}"), 201);
+	CHECK_INT(put(&app, CM_T_PRODUCT, "p1",
+		      "{\"sellerId\":\"s1\",\"content\":\"\"}"),
+		  201);
+	CHECK_INT(put(&app, CM_T_USER, "u1",
+		      "{\"name\":\"U\",\"nickname\":\"u\"}"),
+		  201);
+	char oid[8], body[64];
+	for (int i = 1; i <= 6; i++) {
+		snprintf(oid, sizeof oid, "o%d", i);
+		CHECK_INT(put(&app, CM_T_ORDER, oid,
+			      "{\"userId\":\"u1\",\"productIds\":[\"p1\"]}"),
+			  201);
+	}
+	/* o1..o5: longer content ranks higher (no votes), so o1 is rank 1 */
+	for (int i = 1; i <= 5; i++) {
+		snprintf(oid, sizeof oid, "o%d", i);
+		snprintf(body, sizeof body, "%.*s", 40 - i,
+			 "a comment of some length, longer than o6");
+		CHECK_INT(post(&app, oid, body), 201);
+	}
+	long products;
+	CHECK_INT(cm_rank_run(&products, &app), SBX_OK);
+	CHECK_INT(products, 1);
+	char got[16];
+	for (unsigned k = 1; k <= 5; k++) {
+		snprintf(oid, sizeof oid, "o%u", k);
+		CHECK_STR(rank_of(&app, k, got), oid);
+	}
+	CHECK_INT(post(&app, "o6", "x"), 201); /* the shortest: rank 6 */
+
+	race r = {.first = first, .app = &app};
+	pthread_mutex_init(&r.mu, NULL);
+	pthread_cond_init(&r.cv, NULL);
+	app.txo.fault = hook;
+	app.txo.fault_arg = &r;
+	long retried_before = atomic_load(&app.conflicts_retried);
+	pthread_t a, b;
+	REQUIRE(pthread_create(&a, NULL, rank_thread, &r) == 0);
+	REQUIRE(pthread_create(&b, NULL, delete_thread, &r) == 0);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	app.txo.fault = NULL;
+
+	CHECK_INT(r.rank_rc, SBX_OK);
+	CHECK_INT(r.ranked, 1);
+	CHECK_INT(r.del.status, 204);
+	json_decref(r.del.json);
+	/* the second to commit conflicted and ran again (the batch's retry
+	 * is not counted in conflicts_retried, the delete's is) */
+	if (first == ROLE_RANK)
+		CHECK(atomic_load(&app.conflicts_retried) > retried_before);
+	cm_result g = {0};
+	cm_comment_get(&g, &app, "p1", "o6");
+	CHECK_INT(g.status, 404);
+	json_decref(g.json);
+	for (unsigned k = 1; k <= 5; k++) {
+		snprintf(oid, sizeof oid, "o%u", k);
+		CHECK_STR(rank_of(&app, k, got), oid);
+	}
+	CHECK_STR(rank_of(&app, 6, got), "");
+	CHECK_INT(cm_check(&app, 0, false), 0);
+	/* whatever the batch left pending, another run settles the same */
+	CHECK_INT(cm_rank_run(&products, &app), SBX_OK);
+	CHECK_STR(rank_of(&app, 6, got), "");
+	CHECK_INT(cm_check(&app, 0, false), 0);
+
+	pthread_mutex_destroy(&r.mu);
+	pthread_cond_destroy(&r.cv);
+	cm_store_close(&app);
+	sbx_db_close(db);
+}
+
+static void test_rank_first_atomic(void)
+{
+	run_race(ROLE_RANK, SBX_TXN_PATH_AUTO);
+}
+
+static void test_rank_first_portable(void)
+{
+	run_race(ROLE_RANK, SBX_TXN_PATH_PORTABLE);
+}
+
+static void test_delete_first_atomic(void)
+{
+	run_race(ROLE_DELETE, SBX_TXN_PATH_AUTO);
+}
+
+static void test_delete_first_portable(void)
+{
+	run_race(ROLE_DELETE, SBX_TXN_PATH_PORTABLE);
+}
+
+TEST_MAIN(T(test_rank_first_atomic), T(test_rank_first_portable),
+	  T(test_delete_first_atomic), T(test_delete_first_portable))
