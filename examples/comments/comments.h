@@ -71,6 +71,12 @@ typedef struct cm_app {
 	pthread_mutex_t trace_mu;
 	/* Counters for the log line. */
 	_Atomic long requests, conflicts_retried;
+	/* Tests only, NULL otherwise: the top-10 read calls it after each
+	 * rank it has read (found or not), so a test can commit another
+	 * transaction between two of those reads; nothing else the read does
+	 * calls back (tests/test_rank_race.c). */
+	void (*top_hook)(void *arg, unsigned rank);
+	void *top_hook_arg;
 } cm_app;
 
 /* A reply: HTTP status, body (malloc'd, owned), content type (static). */
