@@ -5,7 +5,9 @@
  * metadata, sibling ranges (bounds, reverse, limit, batches, inside a
  * transaction that wrote the row), subtrees, transactions, unknown fields
  * kept across a v1 read-modify-write, malformed entities, triggers, and
- * secondary indexes (reference, clustered, salted, reversed).
+ * secondary indexes (reference, clustered, salted, reversed; an entity
+ * deleted between a scan's reads of its index row and of it: a conflict;
+ * a dangling index row: an error).
  */
 #include "cli_util.h"
 #include "engine_util.h"
@@ -51,7 +53,10 @@ static int count_trigger(sbx_ds *d, sbx_txn *txn, sbx_ds_event ev,
 	return SBX_OK;
 }
 
-static bool setup(const char *name, bool indexes)
+/* A fresh store with the four kinds; with indexes, by_taken, by_owner and
+ * the trigger, and `extra` (may be NULL) as a third index. */
+static bool setup_with(const char *name, bool indexes,
+		       const sbx_ds_index_desc *extra)
 {
 	db = open_fresh(name);
 	if (!db)
@@ -77,8 +82,9 @@ static bool setup(const char *name, bool indexes)
 		    {"by_owner", PHOTO, "salt(4) + owner:str + key:bytes",
 		     SBX_DS_INDEX_CLUSTERED, NULL},
 		};
-		for (size_t i = 0; i < 2; i++)
-			if (sbx_ds_add_index(ds, &ix[i])) {
+		for (size_t i = 0; i < 3; i++)
+			if ((i < 2 || extra) &&
+			    sbx_ds_add_index(ds, i < 2 ? &ix[i] : extra)) {
 				fprintf(stderr, "index: %s\n", sbx_errmsg());
 				return false;
 			}
@@ -93,6 +99,11 @@ static bool setup(const char *name, bool indexes)
 		return false;
 	}
 	return true;
+}
+
+static bool setup(const char *name, bool indexes)
+{
+	return setup_with(name, indexes, NULL);
 }
 
 static void teardown(void)
@@ -695,6 +706,152 @@ static void test_indexes(void)
 	teardown();
 }
 
+/* A reference index over photos of many couples (one row each). */
+static const sbx_ds_index_desc by_owner_ref = {"by_owner_ref", PHOTO,
+					       "owner:str + key:bytes",
+					       SBX_DS_INDEX_REFERENCE, NULL};
+
+/* sbx_txn_run's function: the ids by_owner_ref lists for bob; on the
+ * first attempt, once it has the first, another transaction deletes
+ * `victim` (committed before the iterator reads on). */
+typedef struct scan_run {
+	const sbx_ds_key *victim;
+	int attempts;
+	char ids[100];
+} scan_run;
+
+static int scan_and_delete(sbx_txn *txn, void *arg)
+{
+	scan_run *r = arg;
+	r->attempts++;
+	r->ids[0] = 0;
+	sbx_keycond bob = {"owner", SBX_KEYCOND_EQ, "bob", 3};
+	sbx_ds_iter *it = NULL;
+	int rc =
+	    sbx_ds_index_scan(&it, ds, txn, "by_owner_ref", &bob, 1, false, 0);
+	const sbx_ds_key *k;
+	ProtobufCMessage *m;
+	size_t n = 0;
+	while (rc == SBX_OK && (rc = sbx_ds_iter_next(it, &k, &m)) == SBX_OK) {
+		n += (size_t)snprintf(r->ids + n, sizeof r->ids - n, "%s%llu",
+				      n ? "," : "",
+				      (unsigned long long)sbx_ds_key_id(k));
+		sbx_ds_entity_free(m);
+		if (r->attempts == 1 && r->victim) {
+			bool existed = false;
+			CHECK_INT(sbx_ds_delete(&existed, ds, NULL, r->victim),
+				  SBX_OK);
+			CHECK(existed);
+			r->victim = NULL;
+		}
+	}
+	sbx_ds_iter_close(it);
+	return rc == SBX_ITEROVER ? SBX_OK : rc;
+}
+
+/*
+ * A reference index scan reads an index row, then its entity. An entity
+ * deleted by another transaction in between (its index row with it) is a
+ * race, not a damaged index: SBX_ECONFLICT, which sbx_txn_run retries.
+ * Only an index row whose entity is missing while the row itself is
+ * unchanged is SBX_EBADVALUE. Each photo here is in a couple row of its
+ * own, which the scan has not read before it reads the photo (within one
+ * couple's row, the photo read before already put the row in the read
+ * set, and the delete was a conflict on it). The order is exact: the scan
+ * has read the next index row before the delete commits (the embedded
+ * store's scan reads the snapshot taken when it opened; over REST, the
+ * page fetched then), and reads the entity after it.
+ */
+static void test_index_entity_deleted(void)
+{
+	REQUIRE(setup_with("ds_index_deleted", true, &by_owner_ref));
+	sbx_ds_key *c[5] = {0}, *p[5] = {0};
+	for (int i = 1; i <= 4; i++) {
+		c[i] = root((uint64_t)i);
+		p[i] = child(c[i], PHOTO, (uint64_t)i);
+		CHECK_INT(put_photo(NULL, p[i], "x", 100, "bob"), SBX_OK);
+	}
+	sbx_keycond bob = {"owner", SBX_KEYCOND_EQ, "bob", 3};
+	const sbx_ds_key *k;
+	ProtobufCMessage *m = NULL;
+	bool existed = false;
+	sbx_ds_iter *it = NULL;
+	CHECK_INT(sbx_ds_index_scan(&it, ds, NULL, "by_owner_ref", &bob, 1,
+				    false, 0),
+		  SBX_OK);
+	CHECK_STR(ids_of(it), "1,2,3,4");
+	/* in the caller's transaction: photo 2 goes after photo 1 was read */
+	sbx_txn_options to = quick();
+	sbx_txn *txn = NULL;
+	CHECK_INT(sbx_txn_begin_with(&txn, db, &to), SBX_OK);
+	CHECK_INT(sbx_ds_index_scan(&it, ds, txn, "by_owner_ref", &bob, 1,
+				    false, 0),
+		  SBX_OK);
+	CHECK_INT(sbx_ds_iter_next(it, &k, &m), SBX_OK);
+	CHECK_INT(sbx_ds_key_id(k), 1);
+	sbx_ds_entity_free(m);
+	CHECK_INT(sbx_ds_delete(&existed, ds, NULL, p[2]), SBX_OK);
+	CHECK(existed);
+	CHECK_INT(sbx_ds_iter_next(it, &k, &m), SBX_ECONFLICT);
+	CHECK(strstr(sbx_errmsg(), "Couple:2/Photo:2") != NULL);
+	CHECK(strstr(sbx_errmsg(),
+		     "changed since this transaction first read it") != NULL);
+	sbx_ds_iter_close(it);
+	sbx_txn_rollback(txn);
+	/* through sbx_txn_run: the conflict is retried, photo 3 is gone */
+	scan_run run = {.victim = p[3]};
+	int attempts = 0;
+	CHECK_INT(sbx_txn_run(&attempts, db, &to, scan_and_delete, &run),
+		  SBX_OK);
+	CHECK_INT(attempts, 2);
+	CHECK_INT(run.attempts, 2);
+	CHECK_STR(run.ids, "1,4");
+	/* in the iterator's own transaction: the same conflict */
+	CHECK_INT(sbx_ds_index_scan(&it, ds, NULL, "by_owner_ref", &bob, 1,
+				    false, 0),
+		  SBX_OK);
+	CHECK_INT(sbx_ds_iter_next(it, &k, &m), SBX_OK);
+	CHECK_INT(sbx_ds_key_id(k), 1);
+	sbx_ds_entity_free(m);
+	CHECK_INT(sbx_ds_delete(&existed, ds, NULL, p[4]), SBX_OK);
+	CHECK_INT(sbx_ds_iter_next(it, &k, &m), SBX_ECONFLICT);
+	sbx_ds_iter_close(it);
+	/* photo 1's column deleted behind the datastore's back: its index
+	 * row dangles, unchanged, and that is SBX_EBADVALUE */
+	sbx_table *t = NULL;
+	sbx_buf row = {0}, q = {0};
+	CHECK_INT(sbx_ds_key_encode_row(&row, p[1]), SBX_OK);
+	CHECK_INT(sbx_ds_key_encode_qualifier(&q, p[1]), SBX_OK);
+	CHECK_INT(sbx_table_open(&t, db, "couples"), SBX_OK);
+	sbx_mutation *mu = NULL;
+	CHECK_INT(sbx_txn_begin_with(&txn, db, &to), SBX_OK);
+	CHECK_INT(sbx_mutation_new(&mu, row.data, row.len), SBX_OK);
+	CHECK_INT(sbx_mutation_delete(mu, SBX_CELL_DELETE_COLUMN,
+				      SBX_DS_FAMILY, q.data, q.len,
+				      SBX_LATEST_TIMESTAMP),
+		  SBX_OK);
+	CHECK_INT(sbx_txn_mutate(txn, t, mu), SBX_OK);
+	CHECK_INT(sbx_txn_commit(txn), SBX_OK);
+	sbx_mutation_free(mu);
+	CHECK_INT(sbx_ds_index_scan(&it, ds, NULL, "by_owner_ref", &bob, 1,
+				    false, 0),
+		  SBX_OK);
+	CHECK_INT(sbx_ds_iter_next(it, &k, &m), SBX_EBADVALUE);
+	CHECK(strstr(sbx_errmsg(), "index by_owner_ref: row ") != NULL);
+	CHECK(strstr(sbx_errmsg(),
+		     "it refers to Couple:1/Photo:1, which does not exist") !=
+	      NULL);
+	sbx_ds_iter_close(it);
+	sbx_table_close(t);
+	sbx_buf_free(&row);
+	sbx_buf_free(&q);
+	for (int i = 1; i <= 4; i++) {
+		sbx_ds_key_free(p[i]);
+		sbx_ds_key_free(c[i]);
+	}
+	teardown();
+}
+
 static void test_declarations(void)
 {
 	sbx_db *d = open_fresh("ds_decl");
@@ -991,4 +1148,4 @@ static void test_out_of_memory(void)
 
 TEST_MAIN(T(test_layout), T(test_view), T(test_cli), T(test_out_of_memory), T(test_put_get_delete), T(test_siblings),
 	  T(test_txn), T(test_unknown_fields), T(test_indexes),
-	  T(test_declarations))
+	  T(test_index_entity_deleted), T(test_declarations))

@@ -362,7 +362,11 @@ SBX_API int sbx_ds_scan_kind(sbx_ds_iter **out, sbx_ds *ds, sbx_txn *txn,
  * NULL: short transactions of at most 256 rows each. Errors: SBX_EINVAL
  * (no such index, conditions the design cannot plan), the errors of
  * sbx_txn_scanner_open; sbx_ds_iter_next: SBX_EBADVALUE for an index row
- * whose entity is gone or malformed.
+ * whose entity is malformed, or missing while the row itself is still as
+ * the scan read it (a damaged index); SBX_ECONFLICT for an entity another
+ * transaction deleted (with its index row) after the scan read the row,
+ * a race and not damage: run the transaction again (sbx_txn_run does;
+ * with txn NULL, open the scan again).
  */
 SBX_API int sbx_ds_index_scan(sbx_ds_iter **out, sbx_ds *ds, sbx_txn *txn,
 			      const char *index, const sbx_keycond *conds,

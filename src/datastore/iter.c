@@ -4,7 +4,10 @@
  * every entity of a kind (a table scan), and an index's entities (one
  * scan per salt bucket, merged). Each iterator runs in the caller's
  * transaction or in its own, ended when the iterator is closed; the
- * multi-row ones renew their own every DS_ROWS_PER_TXN rows.
+ * multi-row ones renew their own every DS_ROWS_PER_TXN rows. An entity a
+ * reference index row names but that is missing is a conflict when the
+ * row changed since the scan read it (a concurrent delete), an error only
+ * when the row dangles.
  */
 #include "ds_int.h"
 
@@ -623,6 +626,58 @@ int sbx_ds_scan_kind(sbx_ds_iter **out, sbx_ds *ds, sbx_txn *txn,
 	return SBX_OK;
 }
 
+/* A reference index row whose entity k the transaction found missing: a
+ * damaged index (the row dangles), or another transaction deleted the
+ * entity, and the row with it, after the scan read the row. Read the row
+ * again by key in the same transaction to tell: a row the scan returned
+ * and another transaction has changed since is SBX_ECONFLICT (the reads of
+ * one row agree within a transaction, docs/transactions.md), which
+ * sbx_txn_run retries; a row gone or different although this transaction
+ * has not read it before (its own transaction renewed in between) is the
+ * same race. Only the row still there as read is SBX_EBADVALUE. */
+static int entity_missing(sbx_ds_iter *it, const sbx_result *res,
+			  const sbx_cell *kc, const sbx_ds_key *k,
+			  const char *what)
+{
+	char name[300];
+	ds_key_name(name, sizeof name, it->ds, k);
+	size_t len;
+	const uint8_t *row = sbx_result_row(res, &len);
+	sbx_column fam = {SBX_DS_FAMILY, NULL, 0};
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	o.columns = &fam;
+	o.ncolumns = 1;
+	sbx_result *again = NULL;
+	int rc = sbx_txn_get(&again, it->txn, it->t, row, len, &o);
+	const sbx_cell *now =
+	    rc ? NULL : sbx_result_get(again, SBX_DS_FAMILY, "k", 1);
+	bool same = now && now->value_len == kc->value_len &&
+		    !memcmp(now->value, kc->value, kc->value_len);
+	sbx_result_free(again);
+	if (rc == SBX_ECONFLICT) {
+		char msg[1024]; /* the row's name: sbx_errmsg's whole length */
+		snprintf(msg, sizeof msg, "%s", sbx_errmsg());
+		return sbx_error_set(SBX_ECONFLICT,
+				     "%s %s is missing, and another "
+				     "transaction has changed its index row "
+				     "since the scan read it: %s",
+				     what, name, msg);
+	}
+	if (rc)
+		return rc;
+	if (!same)
+		return sbx_error_set(SBX_ECONFLICT,
+				     "%s %s is missing, and another "
+				     "transaction has deleted or changed its "
+				     "index row since the scan read it",
+				     what, name);
+	return bad_row(sbx_error_set(SBX_EBADVALUE,
+				     "it refers to %s, which does not exist",
+				     name),
+		       res, what);
+}
+
 static int index_fill(sbx_ds_iter *it)
 {
 	sbx_result *res;
@@ -648,15 +703,8 @@ static int index_fill(sbx_ds_iter *it)
 		ProtobufCMessage *m = NULL;
 		rc = sbx_ds_get(&m, it->ds, it->txn, k);
 		it->rows_in_txn++;
-		if (rc == SBX_OK && !m) {
-			char name[300];
-			ds_key_name(name, sizeof name, it->ds, k);
-			rc = bad_row(sbx_error_set(SBX_EBADVALUE,
-						   "it refers to %s, which "
-						   "does not exist",
-						   name),
-				     res, what);
-		}
+		if (rc == SBX_OK && !m)
+			rc = entity_missing(it, res, kc, k, what);
 		if (rc == SBX_OK)
 			rc = push(it, k, NULL, 0, m);
 		else
