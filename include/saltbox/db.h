@@ -111,9 +111,11 @@ SBX_API int sbx_db_open(sbx_db **out, const char *path, const sbx_db_options *op
  * puts, in that order): each is atomic, the whole is not. Truncate is drop
  * and re-create (region boundaries are not kept); drop needs no disable.
  * "bigtable://PROJECT/INSTANCE" connects to Cloud Bigtable instead
- * (docs/bigtable.md).
+ * (docs/bigtable.md; each call's deadline is a minute, or
+ * SALTBOX_BIGTABLE_TIMEOUT_MS milliseconds from the environment).
  * Errors: SBX_EINVAL (url NULL, not http:// or https://, or without a
- * host); SBX_EUNSUPPORTED when the program links libsaltbox-engine (the
+ * host; a SALTBOX_BIGTABLE_TIMEOUT_MS that is not 1..86400000);
+ * SBX_EUNSUPPORTED when the program links libsaltbox-engine (the
  * embedded store alone: pkg-config saltbox-engine), which has no client
  * backends; nothing else, as nothing is sent. *out is NULL on failure.
  */

@@ -121,6 +121,30 @@ const sbx_backend_ops bigtable_backend_ops = {
      * Bigtable counterpart (imports go through MutateRows) */
 };
 
+/* Each call's deadline: a minute by default; SALTBOX_BIGTABLE_TIMEOUT_MS
+ * sets another (a test makes a stalled emulator fail fast). */
+#define BT_DEFAULT_TIMEOUT_MS 60000
+#define BT_MAX_TIMEOUT_MS 86400000 /* a day */
+
+/* Digits only, 1..BT_MAX_TIMEOUT_MS. */
+static bool parse_timeout(long *out, const char *s)
+{
+	long v = 0;
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (*s - '0');
+		if (v > BT_MAX_TIMEOUT_MS)
+			return false;
+	}
+	if (v < 1)
+		return false;
+	*out = v;
+	return true;
+}
+
 int bigtable_connect(void **out, const char *url)
 {
 	*out = NULL;
@@ -140,6 +164,13 @@ int bigtable_connect(void **out, const char *url)
 			"emulator so far: set BIGTABLE_EMULATOR_HOST=host:port "
 			"(production Bigtable needs TLS and OAuth2, not yet "
 			"supported)");
+	long timeout_ms = BT_DEFAULT_TIMEOUT_MS;
+	const char *tv = getenv("SALTBOX_BIGTABLE_TIMEOUT_MS");
+	if (tv && !parse_timeout(&timeout_ms, tv))
+		return sbx_error_set(SBX_EINVAL,
+				     "SALTBOX_BIGTABLE_TIMEOUT_MS='%s' is not a "
+				     "number of milliseconds from 1 to %d",
+				     tv, BT_MAX_TIMEOUT_MS);
 	bt_db *db = sbx_calloc(1, sizeof *db);
 	if (!db)
 		return SBX_ENOMEM_SET();
@@ -155,7 +186,7 @@ int bigtable_connect(void **out, const char *url)
 	snprintf(db->instance, len, "projects/%.*s/instances/%s",
 		 (int)(slash - p), p, slash + 1);
 	pthread_mutex_init(&db->lock, NULL);
-	db->timeout_ms = 60000;
+	db->timeout_ms = timeout_ms;
 	sbx_db_options defaults;
 	sbx_db_options_init(&defaults);
 	db->max_cell_size = defaults.max_cell_size;

@@ -307,6 +307,13 @@ int bt_call(bt_db *db, const char *method, const char *route_key,
 				sbx_error_set(SBX_EREMOTE,
 					      "Bigtable at %s is unreachable: %s",
 					      db->target, text ? text : "");
+			else if (status == GRPC_STATUS_DEADLINE_EXCEEDED)
+				sbx_error_set(SBX_EREMOTE,
+					      "Bigtable at %s did not answer %s "
+					      "within %lld ms "
+					      "(SALTBOX_BIGTABLE_TIMEOUT_MS)",
+					      db->target, method,
+					      (long long)db->timeout_ms);
 			gpr_free(text);
 		}
 	}
