@@ -852,6 +852,65 @@ static void test_index_entity_deleted(void)
 	teardown();
 }
 
+/* An index whose design gives two entities one row: `id` is the last
+ * element's id, unique only among its siblings (the couple example's
+ * user index is such a design: a user id in two couples). */
+static const sbx_ds_index_desc by_id_only = {"by_id_only", PHOTO, "id:u64",
+					     SBX_DS_INDEX_REFERENCE, NULL};
+
+/*
+ * A put whose index row already refers to another entity is refused
+ * (SBX_EEXISTS, naming both, nothing of the put written): writing over the
+ * other entity's reference would lose it silently. The entity's own row
+ * (a re-put) is not a clash, and a row freed by a delete can be taken.
+ */
+static void test_index_row_taken(void)
+{
+	REQUIRE(setup_with("ds_index_taken", true, &by_id_only));
+	sbx_ds_key *c1 = root(1), *c2 = root(2);
+	sbx_ds_key *a = child(c1, PHOTO, 7), *b = child(c2, PHOTO, 7);
+	sbx_keycond seven = {"id", SBX_KEYCOND_EQ, "7", 1};
+	sbx_ds_iter *it = NULL;
+	ProtobufCMessage *m = NULL;
+	const sbx_ds_key *k;
+	CHECK_INT(put_photo(NULL, a, "first", 100, "bob"), SBX_OK);
+	CHECK_INT(put_photo(NULL, a, "again", 100, "bob"), SBX_OK); /* own */
+	CHECK_INT(put_photo(NULL, b, "second", 200, "eve"), SBX_EEXISTS);
+	CHECK(strstr(sbx_errmsg(), "index by_id_only") != NULL);
+	CHECK(strstr(sbx_errmsg(), "already refers to") != NULL);
+	/* nothing of the refused put: no entity, the row still a's */
+	CHECK_INT(sbx_ds_get(&m, ds, NULL, b), SBX_OK);
+	CHECK(m == NULL);
+	CHECK_INT(sbx_ds_index_scan(&it, ds, NULL, "by_id_only", &seven, 1,
+				    false, 0),
+		  SBX_OK);
+	CHECK_INT(sbx_ds_iter_next(it, &k, &m), SBX_OK);
+	sbx_ds_key *r = NULL;
+	CHECK(sbx_ds_key_prefix(&r, k, 1) == SBX_OK && sbx_ds_key_id(r) == 1);
+	sbx_ds_key_free(r);
+	CHECK_STR(caption_of(m), "again");
+	sbx_ds_iter_close(it);
+	/* a deleted: its row goes with it, and b can take it */
+	bool existed = false;
+	CHECK_INT(sbx_ds_delete(&existed, ds, NULL, a), SBX_OK);
+	CHECK(existed);
+	CHECK_INT(put_photo(NULL, b, "second", 200, "eve"), SBX_OK);
+	CHECK_INT(sbx_ds_index_scan(&it, ds, NULL, "by_id_only", &seven, 1,
+				    false, 0),
+		  SBX_OK);
+	CHECK_INT(sbx_ds_iter_next(it, &k, &m), SBX_OK);
+	r = NULL;
+	CHECK(sbx_ds_key_prefix(&r, k, 1) == SBX_OK && sbx_ds_key_id(r) == 2);
+	sbx_ds_key_free(r);
+	CHECK_STR(caption_of(m), "second");
+	sbx_ds_iter_close(it);
+	sbx_ds_key_free(a);
+	sbx_ds_key_free(b);
+	sbx_ds_key_free(c1);
+	sbx_ds_key_free(c2);
+	teardown();
+}
+
 static void test_declarations(void)
 {
 	sbx_db *d = open_fresh("ds_decl");
@@ -1148,4 +1207,5 @@ static void test_out_of_memory(void)
 
 TEST_MAIN(T(test_layout), T(test_view), T(test_cli), T(test_out_of_memory), T(test_put_get_delete), T(test_siblings),
 	  T(test_txn), T(test_unknown_fields), T(test_indexes),
-	  T(test_index_entity_deleted), T(test_declarations))
+	  T(test_index_entity_deleted), T(test_index_row_taken),
+	  T(test_declarations))

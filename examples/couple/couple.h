@@ -31,7 +31,9 @@ enum {
 int couple_open(sbx_ds **out, sbx_db *db);
 
 /* A new couple with two users; couple_id 0 = a random one. *out_id gets
- * the couple's id. */
+ * the couple's id (0 on failure). A user is in one couple: a user already
+ * in one is SBX_EEXISTS (the user_couple index's row is taken) and
+ * nothing is written. */
 int couple_create(uint64_t *out_id, sbx_ds *ds, uint64_t couple_id,
 		  const char *name, uint64_t since, uint64_t user_a,
 		  const char *nick_a, uint64_t user_b, const char *nick_b);

@@ -134,6 +134,21 @@ int main(int argc, char **argv)
 	expect_u64("couple of user 21", found, 2002);
 	ok("couple of 99", couple_of_user(&found, ds, 99));
 	expect_u64("couple of user 99", found, 0);
+	/* a user is in one couple: the user index has one row a user, and a
+	 * second couple naming user 12 is refused whole (nothing written) */
+	uint64_t c3 = 7;
+	rc = couple_create(&c3, ds, 3003, "Bob & Eve", 20150505, 12, "Bob",
+			   31, "Eve");
+	if (rc != SBX_EEXISTS || !strstr(sbx_errmsg(), "user_couple")) {
+		fprintf(stderr, "second couple of user 12: %s (%s)\n",
+			sbx_strerror(rc), sbx_errmsg());
+		failures++;
+	}
+	expect_u64("refused couple id", c3, 0);
+	ok("couple of 12 after", couple_of_user(&found, ds, 12));
+	expect_u64("couple of user 12 after", found, 1001);
+	ok("couple of 31", couple_of_user(&found, ds, 31));
+	expect_u64("couple of user 31 (refused couple)", found, 0);
 	/* deleting a photo: gone from the index, the count follows */
 	ok("delete", couple_delete_photo(ds, c, 3));
 	rc = screen_photos(&b, &nt, &ni, ds, c, 0, 0, 3);

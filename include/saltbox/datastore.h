@@ -218,8 +218,11 @@ typedef enum sbx_ds_index_type {
  * fields (integers as decimal, strings as text, bytes as hex) and the
  * implicit fields `root` (the root's id), `id` (the entity's own id) and
  * `key` (the entity's whole key, bytes). The design must make the key
- * unique per entity: it must use `id` or `key`. A salted design is a
- * salted index, `desc` a reversed one:
+ * unique per entity: it must use `id` or `key` (`id` alone is unique only
+ * among one parent's children: with `root` it is, for entities under a
+ * root, and `key` always is). A put whose index row already refers to
+ * another entity fails with SBX_EEXISTS rather than take it. A salted
+ * design is a salted index, `desc` a reversed one:
  *   "salt(8) + taken:u64 desc + key:bytes"
  */
 typedef struct sbx_ds_index_desc {
@@ -254,7 +257,9 @@ SBX_API int sbx_ds_prepare(sbx_ds *ds);
  * msg of another message type, not prepared), SBX_ETOOLARGE (entity or
  * key over the store's limits), SBX_EBADVALUE (the entity it replaces is
  * malformed and the kind has triggers or indexes, which need it; delete
- * it first), a trigger's error, the errors of
+ * it first), SBX_EEXISTS (an index row the entity would take refers to
+ * another entity: the index's design does not tell them apart; nothing
+ * is written), a trigger's error, the errors of
  * sbx_txn_get and sbx_txn_mutate; auto-commit also those of
  * sbx_txn_commit (SBX_ECONFLICT once the retry budget is spent).
  */

@@ -238,6 +238,43 @@ int ds_index_row(sbx_buf *out, bool *indexed, const sbx_ds *ds,
 	return rc;
 }
 
+/* The index row `row` (k's new one) must not name another entity: a
+ * design that gives two entities one row cannot hold both, and writing
+ * over the other's reference would lose it without a word. Read by key in
+ * the transaction, so a concurrent put of the other entity is a conflict,
+ * not a phantom. */
+static int index_row_free(sbx_ds *ds, sbx_txn *txn, const ds_index *ix,
+			  sbx_table *t, const sbx_buf *row, const sbx_buf *ref,
+			  const sbx_ds_key *k)
+{
+	sbx_column fam = {SBX_DS_FAMILY, NULL, 0};
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	o.columns = &fam;
+	o.ncolumns = 1;
+	sbx_result *r = NULL;
+	int rc = sbx_txn_get(&r, txn, t, row->data, row->len, &o);
+	const sbx_cell *c =
+	    rc ? NULL : sbx_result_get(r, SBX_DS_FAMILY, "k", 1);
+	if (c && (c->value_len != ref->len ||
+		  memcmp(c->value, ref->data, ref->len))) {
+		char mine[300], other[300] = "an entity it cannot name";
+		ds_key_name(mine, sizeof mine, ds, k);
+		sbx_ds_key *ok = NULL;
+		if (ds_ref_decode(&ok, ds, c->value, c->value_len) == SBX_OK) {
+			ds_key_name(other, sizeof other, ds, ok);
+			sbx_ds_key_free(ok);
+		}
+		rc = sbx_error_set(SBX_EEXISTS,
+				   "index %s: %s would take the row that "
+				   "already refers to %s (the index's design "
+				   "does not tell them apart)",
+				   ix->name, mine, other);
+	}
+	sbx_result_free(r);
+	return rc;
+}
+
 static int index_one(sbx_ds *ds, sbx_txn *txn, const ds_index *ix,
 		     const sbx_ds_key *k, const ProtobufCMessage *old_msg,
 		     const ProtobufCMessage *new_msg, const uint8_t *bytes,
@@ -267,6 +304,8 @@ static int index_one(sbx_ds *ds, sbx_txn *txn, const ds_index *ix,
 	if (rc == SBX_OK && nin &&
 	    (!same || ix->type == SBX_DS_INDEX_CLUSTERED)) {
 		rc = ds_ref_encode(&ref, ds, k);
+		if (rc == SBX_OK && !same)
+			rc = index_row_free(ds, txn, ix, t, &nrow, &ref, k);
 		rc = rc ? rc : sbx_mutation_new(&m, nrow.data, nrow.len);
 		rc = rc ? rc
 			: sbx_mutation_put(m, SBX_DS_FAMILY, "k", 1,
