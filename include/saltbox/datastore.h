@@ -22,7 +22,10 @@
  * Every call takes an sbx_txn (it then runs inside that transaction, which
  * the caller commits) or NULL (auto-commit: the call runs in a transaction
  * of its own, retried on conflict as sbx_txn_run does). Triggers and
- * secondary indexes run inside the same transaction as the write.
+ * secondary indexes run inside the same transaction as the write. A write
+ * that fails in the caller's transaction may have buffered part of itself
+ * there (the entity before an index or trigger refused it): roll that
+ * transaction back; auto-commit writes nothing.
  *
  * Ownership: keys and entities returned through out-parameters belong to
  * the caller (sbx_ds_key_free, sbx_ds_entity_free). The sbx_db must outlive
@@ -258,8 +261,8 @@ SBX_API int sbx_ds_prepare(sbx_ds *ds);
  * key over the store's limits), SBX_EBADVALUE (the entity it replaces is
  * malformed and the kind has triggers or indexes, which need it; delete
  * it first), SBX_EEXISTS (an index row the entity would take refers to
- * another entity: the index's design does not tell them apart; nothing
- * is written), a trigger's error, the errors of
+ * another entity: the index's design does not tell them apart), a
+ * trigger's error, the errors of
  * sbx_txn_get and sbx_txn_mutate; auto-commit also those of
  * sbx_txn_commit (SBX_ECONFLICT once the retry budget is spent).
  */
