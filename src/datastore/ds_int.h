@@ -111,6 +111,8 @@ int ds_read_cols(sbx_result **out, sbx_txn *txn, sbx_table *t,
 		 const sbx_buf *row, const sbx_buf *const *quals, size_t n);
 
 /* index.c */
+/* The column of an index row that holds the reference ("k"). */
+extern const sbx_buf ds_ref_qualifier;
 int ds_index_row(sbx_buf *out, bool *indexed, const sbx_ds *ds,
 		 const ds_index *ix, const sbx_ds_key *k,
 		 const ProtobufCMessage *m);

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The column of an index row that holds the reference ("k"). */
+const sbx_buf ds_ref_qualifier = {(uint8_t *)"k", 1, 0};
+
 /* The reference: each element of the path as its 2-byte kind and id. */
 int ds_ref_encode(sbx_buf *out, const sbx_ds *ds, const sbx_ds_key *k)
 {
@@ -247,13 +250,9 @@ static int index_row_free(sbx_ds *ds, sbx_txn *txn, const ds_index *ix,
 			  sbx_table *t, const sbx_buf *row, const sbx_buf *ref,
 			  const sbx_ds_key *k)
 {
-	sbx_column fam = {SBX_DS_FAMILY, NULL, 0};
-	sbx_read_opts o;
-	sbx_read_opts_init(&o);
-	o.columns = &fam;
-	o.ncolumns = 1;
+	const sbx_buf *q[1] = {&ds_ref_qualifier};
 	sbx_result *r = NULL;
-	int rc = sbx_txn_get(&r, txn, t, row->data, row->len, &o);
+	int rc = ds_read_cols(&r, txn, t, row, q, 1);
 	const sbx_cell *c =
 	    rc ? NULL : sbx_result_get(r, SBX_DS_FAMILY, "k", 1);
 	if (c && (c->value_len != ref->len ||

@@ -641,15 +641,11 @@ static int entity_missing(sbx_ds_iter *it, const sbx_result *res,
 {
 	char name[300];
 	ds_key_name(name, sizeof name, it->ds, k);
-	size_t len;
-	const uint8_t *row = sbx_result_row(res, &len);
-	sbx_column fam = {SBX_DS_FAMILY, NULL, 0};
-	sbx_read_opts o;
-	sbx_read_opts_init(&o);
-	o.columns = &fam;
-	o.ncolumns = 1;
+	sbx_buf row = {0}; /* a view of the row's key, not owned */
+	row.data = (uint8_t *)sbx_result_row(res, &row.len);
+	const sbx_buf *q[1] = {&ds_ref_qualifier};
 	sbx_result *again = NULL;
-	int rc = sbx_txn_get(&again, it->txn, it->t, row, len, &o);
+	int rc = ds_read_cols(&again, it->txn, it->t, &row, q, 1);
 	const sbx_cell *now =
 	    rc ? NULL : sbx_result_get(again, SBX_DS_FAMILY, "k", 1);
 	bool same = now && now->value_len == kc->value_len &&

@@ -123,7 +123,7 @@ static int post(cm_app *app, const char *oid, const char *content)
 /* The comment key rank `rank` of p1 names, as "o<N>", or "" if none. */
 static const char *rank_of(cm_app *app, unsigned rank, char *out)
 {
-	char rs[8];
+	char rs[12]; /* any unsigned */
 	snprintf(rs, sizeof rs, "%u", rank);
 	sbx_buf k = {0};
 	out[0] = '\0';
@@ -142,46 +142,61 @@ static const char *rank_of(cm_app *app, unsigned rank, char *out)
 	return out;
 }
 
+/* A fresh store in dir for seller s1, product p1, user u1 and its orders
+ * o1..o<orders>, with comments on o1..o<ranked> ranked 1..ranked by the
+ * batch (longer content ranks higher, no votes: o1 is rank 1). NULL when
+ * the store does not open. */
+static sbx_db *ranked_shop(cm_app *app, const char *dir, sbx_txn_path path,
+			   int orders, int ranked)
+{
+	sbx_db *db;
+	if (sbx_db_open(&db, dir, NULL) != SBX_OK)
+		return NULL;
+	memset(app, 0, sizeof *app);
+	if (cm_store_open(app, db, 1000) != 0) {
+		sbx_db_close(db);
+		return NULL;
+	}
+	app->txo.path = path;
+	CHECK_INT(put(app, CM_T_SELLER, "s1", "{\"name\":\"Shop\"}"), 201);
+	CHECK_INT(put(app, CM_T_PRODUCT, "p1",
+		      "{\"sellerId\":\"s1\",\"content\":\"\"}"),
+		  201);
+	CHECK_INT(put(app, CM_T_USER, "u1",
+		      "{\"name\":\"U\",\"nickname\":\"u\"}"),
+		  201);
+	char oid[12], body[64], got[16];
+	for (int i = 1; i <= orders; i++) {
+		snprintf(oid, sizeof oid, "o%d", i);
+		CHECK_INT(put(app, CM_T_ORDER, oid,
+			      "{\"userId\":\"u1\",\"productIds\":[\"p1\"]}"),
+			  201);
+	}
+	for (int i = 1; i <= ranked; i++) {
+		snprintf(oid, sizeof oid, "o%d", i);
+		snprintf(body, sizeof body, "%.*s", 40 - i,
+			 "a comment of some length, longer than o6");
+		CHECK_INT(post(app, oid, body), 201);
+	}
+	long products;
+	CHECK_INT(cm_rank_run(&products, app), SBX_OK);
+	CHECK_INT(products, 1);
+	for (int k = 1; k <= ranked; k++) {
+		snprintf(oid, sizeof oid, "o%d", k);
+		CHECK_STR(rank_of(app, (unsigned)k, got), oid);
+	}
+	return db;
+}
+
 static void run_race(int first, sbx_txn_path path)
 {
 	const char *dir = test_dir(first == ROLE_RANK ? "rank_first"
 						      : "delete_first");
-	sbx_db *db;
-	REQUIRE(sbx_db_open(&db, dir, NULL) == SBX_OK);
 	static cm_app app;
-	memset(&app, 0, sizeof app);
-	REQUIRE(cm_store_open(&app, db, 1000) == 0);
-	app.txo.path = path;
-
-	CHECK_INT(put(&app, CM_T_SELLER, "s1", "{\"name\":\"Shop\"}"), 201);
-	CHECK_INT(put(&app, CM_T_PRODUCT, "p1",
-		      "{\"sellerId\":\"s1\",\"content\":\"\"}"),
-		  201);
-	CHECK_INT(put(&app, CM_T_USER, "u1",
-		      "{\"name\":\"U\",\"nickname\":\"u\"}"),
-		  201);
-	char oid[8], body[64];
-	for (int i = 1; i <= 6; i++) {
-		snprintf(oid, sizeof oid, "o%d", i);
-		CHECK_INT(put(&app, CM_T_ORDER, oid,
-			      "{\"userId\":\"u1\",\"productIds\":[\"p1\"]}"),
-			  201);
-	}
-	/* o1..o5: longer content ranks higher (no votes), so o1 is rank 1 */
-	for (int i = 1; i <= 5; i++) {
-		snprintf(oid, sizeof oid, "o%d", i);
-		snprintf(body, sizeof body, "%.*s", 40 - i,
-			 "a comment of some length, longer than o6");
-		CHECK_INT(post(&app, oid, body), 201);
-	}
+	sbx_db *db = ranked_shop(&app, dir, path, 6, 5);
+	REQUIRE(db);
+	char oid[8], got[16];
 	long products;
-	CHECK_INT(cm_rank_run(&products, &app), SBX_OK);
-	CHECK_INT(products, 1);
-	char got[16];
-	for (unsigned k = 1; k <= 5; k++) {
-		snprintf(oid, sizeof oid, "o%u", k);
-		CHECK_STR(rank_of(&app, k, got), oid);
-	}
 	CHECK_INT(post(&app, "o6", "x"), 201); /* the shortest: rank 6 */
 
 	race r = {.first = first, .app = &app};
@@ -347,38 +362,10 @@ static void run_top_race(sbx_txn_path path)
 {
 	const char *dir = test_dir(
 	    path == SBX_TXN_PATH_PORTABLE ? "top_portable" : "top_atomic");
-	sbx_db *db;
-	REQUIRE(sbx_db_open(&db, dir, NULL) == SBX_OK);
 	static cm_app app;
-	memset(&app, 0, sizeof app);
-	REQUIRE(cm_store_open(&app, db, 1000) == 0);
-	app.txo.path = path;
-
-	CHECK_INT(put(&app, CM_T_SELLER, "s1", "{\"name\":\"Shop\"}"), 201);
-	CHECK_INT(put(&app, CM_T_PRODUCT, "p1",
-		      "{\"sellerId\":\"s1\",\"content\":\"\"}"),
-		  201);
-	CHECK_INT(put(&app, CM_T_USER, "u1",
-		      "{\"name\":\"U\",\"nickname\":\"u\"}"),
-		  201);
-	char oid[8], body[64], got[16];
-	for (int i = 1; i <= 4; i++) {
-		snprintf(oid, sizeof oid, "o%d", i);
-		CHECK_INT(put(&app, CM_T_ORDER, oid,
-			      "{\"userId\":\"u1\",\"productIds\":[\"p1\"]}"),
-			  201);
-		/* longer content ranks higher (no votes): o1 is rank 1 */
-		snprintf(body, sizeof body, "%.*s", 40 - i,
-			 "a comment of some length, longer than o6");
-		CHECK_INT(post(&app, oid, body), 201);
-	}
-	long products;
-	CHECK_INT(cm_rank_run(&products, &app), SBX_OK);
-	CHECK_INT(products, 1);
-	for (unsigned k = 1; k <= 4; k++) {
-		snprintf(oid, sizeof oid, "o%u", k);
-		CHECK_STR(rank_of(&app, k, got), oid);
-	}
+	sbx_db *db = ranked_shop(&app, dir, path, 4, 4);
+	REQUIRE(db);
+	char got[16];
 	cm_result d = {0};
 	cm_comment_delete(&d, &app, "p1", "o2");
 	CHECK_INT(d.status, 204);
