@@ -250,9 +250,15 @@ static int index_row_free(sbx_ds *ds, sbx_txn *txn, const ds_index *ix,
 			  sbx_table *t, const sbx_buf *row, const sbx_buf *ref,
 			  const sbx_ds_key *k)
 {
-	const sbx_buf *q[1] = {&ds_ref_qualifier};
+	/* (not ds_read_cols: ops.c calls this file, not the other way) */
+	sbx_column col = {SBX_DS_FAMILY, ds_ref_qualifier.data,
+			  ds_ref_qualifier.len};
+	sbx_read_opts o;
+	sbx_read_opts_init(&o);
+	o.columns = &col;
+	o.ncolumns = 1;
 	sbx_result *r = NULL;
-	int rc = ds_read_cols(&r, txn, t, row, q, 1);
+	int rc = sbx_txn_get(&r, txn, t, row->data, row->len, &o);
 	const sbx_cell *c =
 	    rc ? NULL : sbx_result_get(r, SBX_DS_FAMILY, "k", 1);
 	if (c && (c->value_len != ref->len ||
