@@ -3,11 +3,16 @@
  * algorithms, the split policies' thresholds, manual split (at a key and at
  * the data's midpoint), merge, automatic splits under concurrent writes that
  * lose or duplicate no cell, KeyPrefix restrictions, the balancer over the
- * modelled servers, per-region counters and load buckets, persistence.
+ * modelled servers, per-region counters and load buckets, persistence;
+ * the counters exact when more threads count in one region than it has
+ * counter stripes, with the load bucket changing under them.
  */
+#include "common/clock.h"
 #include "engine_util.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 
 static const char *region_bounds(sbx_db *db, const char *table)
 {
@@ -281,6 +286,198 @@ static void test_key_prefix_policy(void)
 	sbx_db_close(db);
 }
 
+
+/* ---- striped counters: exact under threads ---- */
+
+#define CT_THREADS 24 /* more than REGION_STRIPES: stripes are shared */
+#define CT_ROWS 160 /* a multiple of CT_SCAN */
+#define CT_SCAN 4 /* rows a scan returns */
+
+/* A clock that moves 1 ms at every reading: the load bucket (a second)
+ * changes every thousand readings, while the threads count. */
+static _Atomic int64_t ct_clock = 1700000000000;
+static int64_t ct_now(void)
+{
+	return atomic_fetch_add(&ct_clock, 1);
+}
+
+static sbx_db *ct_db;
+
+static void *ct_worker(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	sbx_table *t;
+	if (sbx_table_open(&t, ct_db, "t"))
+		return NULL;
+	char row[32];
+	for (int i = 0; i < CT_ROWS; i++) {
+		snprintf(row, sizeof row, "r%02d-%04d", id, i);
+		CHECK_INT(put1(t, row, "cf", "q", SBX_LATEST_TIMESTAMP, "v"),
+			  SBX_OK);
+	}
+	sbx_read_opts ro;
+	sbx_read_opts_init(&ro);
+	for (int i = 0; i < CT_ROWS; i++) {
+		snprintf(row, sizeof row, "r%02d-%04d", id, i);
+		sbx_result *res;
+		CHECK_INT(sbx_table_get(&res, t, row, strlen(row), &ro), SBX_OK);
+		sbx_result_free(res);
+	}
+	for (int i = 0; i + CT_SCAN <= CT_ROWS; i += CT_SCAN) {
+		snprintf(row, sizeof row, "r%02d-%04d", id, i);
+		sbx_scan_opts o;
+		sbx_scan_opts_init(&o);
+		o.start_row = row;
+		o.start_row_len = strlen(row);
+		o.limit = CT_SCAN;
+		sbx_scanner *sc;
+		CHECK_INT(sbx_scanner_open(&sc, t, &o), SBX_OK);
+		sbx_result *res;
+		int got = 0;
+		while (sbx_scanner_next(sc, &res) == SBX_OK) {
+			got++;
+			sbx_result_free(res);
+		}
+		CHECK_INT(got, CT_SCAN);
+		sbx_scanner_close(sc);
+	}
+	sbx_table_close(t);
+	return NULL;
+}
+
+/* Reads and writes in every load bucket of region i, summed. */
+static void ct_bucket_sums(sbx_region_load *l, size_t i, uint64_t *reads,
+			   uint64_t *writes, uint64_t *half_reads)
+{
+	*reads = *writes = 0;
+	if (half_reads)
+		*half_reads = 0;
+	for (size_t b = 0; b < l[i].nbuckets; b++) {
+		*reads += l[i].buckets[b].reads;
+		*writes += l[i].buckets[b].writes;
+		if (half_reads) /* a split gives each daughter half a bucket */
+			*half_reads += l[i].buckets[b].reads / 2;
+	}
+}
+
+static void test_counters_under_threads(void)
+{
+	SKIP_ON_BIGTABLE("Bigtable chooses its own tablets and keeps no per-region request counters");
+	SKIP_ON_REMOTE("region counters are not visible over HBase REST");
+	ct_db = open_fresh("stripes");
+	REQUIRE(ct_db);
+	CHECK_INT(make_table(ct_db, "t", "cf", 1), SBX_OK);
+	sbx_clock_set(ct_now);
+	pthread_t th[CT_THREADS];
+	for (int i = 0; i < CT_THREADS; i++)
+		pthread_create(&th[i], NULL, ct_worker, (void *)(intptr_t)i);
+	for (int i = 0; i < CT_THREADS; i++)
+		pthread_join(th[i], NULL);
+	const uint64_t writes = CT_THREADS * CT_ROWS;
+	const uint64_t gets = CT_THREADS * CT_ROWS;
+	const uint64_t reads = gets + CT_THREADS * CT_ROWS; /* scans: each row once */
+	sbx_region_info *r;
+	size_t n;
+	CHECK_INT(sbx_table_regions(&r, &n, ct_db, "t"), SBX_OK);
+	REQUIRE(n == 1);
+	CHECK_INT(r[0].metrics.write_request_count, writes);
+	CHECK_INT(r[0].metrics.cells_written, writes);
+	CHECK_INT(r[0].metrics.read_request_count, reads);
+	CHECK_INT(r[0].metrics.filtered_read_request_count, 0);
+	CHECK_INT(r[0].metrics.row_cache_hits + r[0].metrics.row_cache_misses,
+		  gets);
+	sbx_region_infos_free(r, n);
+	/* every count is in some load bucket, none twice: the folds of
+	 * stripes shared by two threads lose nothing */
+	sbx_region_load *l;
+	CHECK_INT(sbx_table_load(&l, &n, ct_db, "t", 600), SBX_OK);
+	REQUIRE(n == 1);
+	uint64_t br, bw, half;
+	ct_bucket_sums(l, 0, &br, &bw, &half);
+	CHECK_INT(br, reads);
+	CHECK_INT(bw, writes);
+	size_t used = 0;
+	for (size_t b = 0; b < l[0].nbuckets; b++)
+		used += l[0].buckets[b].reads + l[0].buckets[b].writes > 0;
+	CHECK(used > 5); /* the buckets did change under the threads */
+	sbx_region_loads_free(l, n);
+	/* a split hands each daughter half of every bucket, the counts still
+	 * in the stripes included */
+	CHECK_INT(sbx_table_split(ct_db, "t", "r12", 3), SBX_OK);
+	CHECK_INT(sbx_table_load(&l, &n, ct_db, "t", 600), SBX_OK);
+	REQUIRE(n == 2);
+	uint64_t ar, aw, zr, zw;
+	ct_bucket_sums(l, 0, &ar, &aw, NULL);
+	ct_bucket_sums(l, 1, &zr, &zw, NULL);
+	CHECK_INT(ar, half);
+	CHECK_INT(zr, half);
+	sbx_region_loads_free(l, n);
+	sbx_clock_set(NULL);
+	sbx_db_close(ct_db);
+}
+
+/* A scan's rows are counted in the regions they are in, once the scanner
+ * closes - also when a region splits under the open scanner. */
+static uint64_t ct_reads(sbx_db *db, size_t i, size_t *n)
+{
+	sbx_region_info *r;
+	if (sbx_table_regions(&r, n, db, "t"))
+		return UINT64_MAX;
+	uint64_t v = i < *n ? r[i].metrics.read_request_count : UINT64_MAX;
+	sbx_region_infos_free(r, *n);
+	return v;
+}
+
+static void test_scan_counts_by_region(void)
+{
+	SKIP_ON_BIGTABLE("Bigtable chooses its own tablets and keeps no per-region request counters");
+	SKIP_ON_REMOTE("region counters are not visible over HBase REST");
+	sbx_db *db = open_fresh("scancounts");
+	REQUIRE(db);
+	sbx_family_desc f;
+	sbx_family_desc_init(&f, "cf");
+	sbx_bytes split = {"m", 1};
+	CHECK_INT(sbx_table_create_presplit(db, "t", &f, 1, &split, 1), SBX_OK);
+	sbx_table *t;
+	CHECK_INT(sbx_table_open(&t, db, "t"), SBX_OK);
+	char row[8];
+	for (int i = 0; i < 10; i++) {
+		snprintf(row, sizeof row, "a%d", i);
+		CHECK_INT(put1(t, row, "cf", "q", 1, "v"), SBX_OK);
+		snprintf(row, sizeof row, "m%d", i);
+		CHECK_INT(put1(t, row, "cf", "q", 1, "v"), SBX_OK);
+	}
+	CHECK_INT(count_rows(t), 20);
+	size_t n;
+	CHECK_INT(ct_reads(db, 0, &n), 10);
+	CHECK_INT(ct_reads(db, 1, &n), 10);
+	/* three rows read, then [,m) splits at a5, then the other 17 */
+	sbx_scanner *sc;
+	CHECK_INT(sbx_scanner_open(&sc, t, NULL), SBX_OK);
+	sbx_result *res;
+	for (int i = 0; i < 3; i++) {
+		CHECK_INT(sbx_scanner_next(sc, &res), SBX_OK);
+		sbx_result_free(res);
+	}
+	CHECK_INT(sbx_table_split(db, "t", "a5", 2), SBX_OK);
+	int rest = 0;
+	while (sbx_scanner_next(sc, &res) == SBX_OK) {
+		rest++;
+		sbx_result_free(res);
+	}
+	CHECK_INT(rest, 17);
+	sbx_scanner_close(sc);
+	/* daughters count afresh: a0..a2, read before the split, go to the
+	 * region holding them now */
+	CHECK_INT(ct_reads(db, 0, &n), 5);
+	REQUIRE(n == 3);
+	CHECK_INT(ct_reads(db, 1, &n), 5);
+	CHECK_INT(ct_reads(db, 2, &n), 20);
+	sbx_table_close(t);
+	sbx_db_close(db);
+}
+
 TEST_MAIN(T(test_split_algorithms_and_thresholds),
 	  T(test_presplit_routing_and_balance), T(test_manual_split_and_merge),
-	  T(test_auto_split_loses_nothing), T(test_key_prefix_policy))
+	  T(test_auto_split_loses_nothing), T(test_key_prefix_policy),
+	  T(test_counters_under_threads), T(test_scan_counts_by_region))

@@ -84,6 +84,11 @@ int engine_scanner_next(void *p, sbx_result **out)
 void engine_scanner_close(void *p)
 {
 	engine_scanner *s = p;
+	if (s->r) { /* its rows' counts, while its regions are there */
+		pthread_rwlock_rdlock(&s->h->t->lock);
+		reader_counts_flush(s->r);
+		pthread_rwlock_unlock(&s->h->t->lock);
+	}
 	reader_close(s->r);
 	free(s);
 }

@@ -77,13 +77,32 @@ typedef struct load_slot {
 	_Atomic uint64_t reads, writes, read_bytes, write_bytes;
 } load_slot;
 
+/*
+ * One stripe of a region's request counters. Like HBase's region counters
+ * (LongAdders in HRegion), they are striped: a thread adds to the stripe
+ * of its slot (engine_thread_index), on cache lines no other stripe uses,
+ * so threads reading or writing one region do not pass one line from core
+ * to core on every row; a reader adds the stripes up (regions.c). The
+ * stripe also holds its counts of the current load bucket (b_*, counted
+ * in the second starting at bucket_start) until a count in a later
+ * bucket, or a split or merge, adds them to the region's load_slot.
+ */
+#define REGION_STRIPES 16
+typedef struct region_stripe {
+	/* a read's counts on one line, a write's on the next */
+	_Alignas(64) _Atomic int64_t bucket_start; /* 0: no bucket yet */
+	_Atomic uint64_t reads, read_bytes, b_reads, b_read_bytes, filtered,
+	    cache_hits, cache_misses;
+	_Alignas(64) _Atomic uint64_t writes, write_bytes, cells, b_writes,
+	    b_write_bytes;
+} region_stripe;
+
 /* A region [start, end) of a table; empty start/end = table bounds. */
 typedef struct region {
 	uint64_t id;
 	sbx_buf start, end;
 	int server;
-	_Atomic uint64_t reads, writes, filtered, read_bytes, write_bytes, cells;
-	_Atomic uint64_t cache_hits, cache_misses; /* row cache, gets */
+	region_stripe *stripes; /* REGION_STRIPES of them, 64-byte aligned */
 	_Atomic uint64_t unflushed;   /* bytes written since the last flush seen */
 	_Atomic uint64_t since_check; /* bytes written since the last split check */
 	_Atomic uint64_t check_every; /* split check interval in bytes */
@@ -116,6 +135,10 @@ typedef struct table {
 	size_t nfams;
 	region **regions; /* sorted by start key; changed under the write lock */
 	size_t nregions;
+	/* bumped (under the write lock) whenever a region is freed: a scan
+	 * holding a region between two calls looks it up again if this
+	 * moved (read.c, counts_flush) */
+	uint64_t region_gen;
 	sbx_split_policy policy;
 	atomic_bool splitting;
 	_Atomic uint64_t memtable_seen; /* memtable bytes last seen, to notice flushes */
@@ -303,6 +326,14 @@ region *region_for_row(const table *t, const uint8_t *row, size_t len);
 /* Count a write; true when the region is due a split check. */
 bool region_count_write(engine *e, region *r, uint64_t bytes, uint64_t cells);
 void region_count_read(engine *e, region *r, uint64_t bytes, bool filtered);
+/* The start of the load bucket `now_ms` falls in; *end: the next's. */
+int64_t region_bucket(const engine *e, int64_t now_ms, int64_t *end);
+/* Count `reads` rows read (`bytes` of results) and `filtered` rows the
+ * filter dropped, all in the load bucket starting at `start`. */
+void region_count_reads(engine *e, region *r, int64_t start, uint64_t reads,
+			uint64_t bytes, uint64_t filtered);
+/* A get's row cache hit or miss. */
+void region_count_cache(region *r, bool hit);
 /* Drop t's regions from the placement counts and free them. REQUIRES:
  * admin_lock. */
 void regions_clear(engine *e, table *t);
@@ -332,6 +363,11 @@ typedef struct reader reader;
  * reader_next call. */
 int reader_open(reader **out, engine *e, table *t, const sbx_scan_opts *o);
 int reader_next(reader *r, sbx_result **out);
+/* Add a scan's row counts still waiting in r (read.c: a scan counts its
+ * rows once per region and load bucket) to their region - the region now
+ * holding its last row, if regions changed since. Before reader_close, so
+ * the region counters have every row. REQUIRES: t->lock held. */
+void reader_counts_flush(reader *r);
 void reader_close(reader *r);
 /* Read one row (get). REQUIRES: t->lock held for reading. */
 int engine_read_row(sbx_result **out, engine *e, table *t, const uint8_t *row,

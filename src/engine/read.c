@@ -9,6 +9,7 @@
 #include "engine/reader.h"
 
 #include "common/alloc.h"
+#include "common/clock.h"
 #include "common/error.h"
 #include "engine/cellkey.h"
 #include "engine/rowcache.h"
@@ -731,6 +732,48 @@ static bool plain_read(const reader *r)
 	       r->max_ts == INT64_MAX;
 }
 
+void reader_counts_flush(reader *r)
+{
+	if (!r->cnt_reg)
+		return;
+	region *reg = r->cnt_reg;
+	if (r->cnt_gen != r->tab->region_gen)
+		reg = region_for_row(r->tab, r->row.data, r->row.len);
+	if (reg)
+		region_count_reads(r->eng, reg, r->cnt_start, r->cnt_reads,
+				   r->cnt_bytes, r->cnt_filtered);
+	r->cnt_reg = NULL;
+	r->cnt_reads = r->cnt_bytes = r->cnt_filtered = 0;
+}
+
+/* Count a row read in region reg. A get counts at once; a scan's counts
+ * wait in the reader while its rows stay in one region and one load
+ * bucket, and go to the region together (reader_counts_flush): the
+ * region's shared counters see a scan once per region and second, not
+ * once per row. */
+static void count_row(reader *r, region *reg, uint64_t bytes, bool filtered)
+{
+	if (r->point_get) {
+		region_count_read(r->eng, reg, bytes, filtered);
+		return;
+	}
+	if (r->cnt_reg && r->cnt_gen != r->tab->region_gen)
+		reader_counts_flush(r); /* before comparing a freed region */
+	int64_t now = sbx_clock_coarse_ms();
+	if (reg != r->cnt_reg || now < r->cnt_start || now >= r->cnt_end) {
+		reader_counts_flush(r);
+		r->cnt_reg = reg;
+		r->cnt_gen = r->tab->region_gen;
+		r->cnt_start = region_bucket(r->eng, now, &r->cnt_end);
+	}
+	if (filtered) {
+		r->cnt_filtered++;
+	} else {
+		r->cnt_reads++;
+		r->cnt_bytes += bytes;
+	}
+}
+
 /* Assemble the next row that survives filtering into *out (finished). */
 static int assemble_row(reader *r, sbx_result **out)
 {
@@ -857,8 +900,7 @@ static int assemble_row(reader *r, sbx_result **out)
 		if (r->eng->opts.region_routing) {
 			region *reg = region_for_row(r->tab, row.data, row.len);
 			if (reg && (had_cells || res->n))
-				region_count_read(r->eng, reg, res->arena.len,
-						  res->n == 0);
+				count_row(r, reg, res->arena.len, res->n == 0);
 		}
 		if (res->n == 0) {
 			sbx_result_free(res);
@@ -1063,9 +1105,7 @@ static void count_cache(reader *r, const uint8_t *row, size_t len, bool hit)
 		return;
 	region *reg = region_for_row(r->tab, row, len);
 	if (reg)
-		atomic_fetch_add_explicit(hit ? &reg->cache_hits
-					      : &reg->cache_misses,
-					  1, memory_order_relaxed);
+		region_count_cache(reg, hit);
 }
 
 int engine_read_row(sbx_result **out, engine *e, table *t, const uint8_t *row,

@@ -97,6 +97,13 @@ struct reader {
 	uint64_t it_seq, it_epoch;
 	int64_t it_ms; /* when it was made (now_ms) */
 	bool it_fill;
+	/* A scan's rows counted for their region but not added to it yet
+	 * (read.c, count_row): cnt_reg and the table's region_gen then, the
+	 * load bucket [cnt_start, cnt_end), the counts. */
+	region *cnt_reg;
+	uint64_t cnt_gen;
+	int64_t cnt_start, cnt_end;
+	uint64_t cnt_reads, cnt_bytes, cnt_filtered;
 };
 
 /* Where entry x's value is. */

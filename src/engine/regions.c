@@ -30,7 +30,11 @@ static region *region_new(engine *e, const uint8_t *s, size_t sl,
 		return NULL;
 	r->nslots = e->opts.metrics_buckets > 0 ? e->opts.metrics_buckets : 1;
 	r->slots = sbx_calloc((size_t)r->nslots, sizeof *r->slots);
-	if (!r->slots || sbx_buf_set(&r->start, s, sl) ||
+	r->stripes = aligned_alloc(_Alignof(region_stripe),
+				   REGION_STRIPES * sizeof *r->stripes);
+	if (r->stripes)
+		memset(r->stripes, 0, REGION_STRIPES * sizeof *r->stripes);
+	if (!r->slots || !r->stripes || sbx_buf_set(&r->start, s, sl) ||
 	    sbx_buf_set(&r->end, en, el)) {
 		region_free(r);
 		return NULL;
@@ -62,76 +66,186 @@ static int64_t coarse_now_ms(void)
 	return sbx_clock_coarse_ms();
 }
 
-/* r->slot_hint packs the bucket last counted in (its number, now / w) and
- * its slot, so a row counted within the same bucket finds its slot by a
- * multiplication and a compare instead of two divisions (most of this
- * function's cost, and it runs for every row a scan returns). */
-#define HINT_SLOT_BITS 20
-#define HINT_SLOT_MASK (((uint64_t)1 << HINT_SLOT_BITS) - 1)
-
-static load_slot *current_slot(engine *e, region *r)
+static int64_t bucket_width(const engine *e)
 {
-	int64_t w = e->opts.metrics_bucket_ms > 0 ? e->opts.metrics_bucket_ms
-						  : 1000;
+	return e->opts.metrics_bucket_ms > 0 ? e->opts.metrics_bucket_ms : 1000;
+}
+
+/* r->slot_hint packs the bucket last counted in (its number, now / w), so
+ * a row counted within the same bucket finds its start by a
+ * multiplication and a compare instead of a division (it runs for every
+ * row a scan returns). Written only when the bucket changes, so the
+ * threads counting in a region share its line read-only. */
+static int64_t current_bucket(engine *e, region *r)
+{
+	int64_t w = bucket_width(e);
 	int64_t now = coarse_now_ms();
 	uint64_t hint = atomic_load_explicit(&r->slot_hint,
 					     memory_order_relaxed);
-	int64_t q = (int64_t)(hint >> HINT_SLOT_BITS), start = q * w;
-	size_t idx = (size_t)(hint & HINT_SLOT_MASK);
+	int64_t start = (int64_t)hint * w;
 	if (!hint || now < start || now - start >= w) {
-		q = now / w;
+		int64_t q = now / w;
 		start = q * w;
-		idx = (size_t)(q % r->nslots);
-		if (q > 0 && (uint64_t)q < (UINT64_MAX >> HINT_SLOT_BITS) &&
-		    idx <= HINT_SLOT_MASK)
-			atomic_store_explicit(
-			    &r->slot_hint,
-			    (uint64_t)q << HINT_SLOT_BITS | idx,
-			    memory_order_relaxed);
+		if (q > 0)
+			atomic_store_explicit(&r->slot_hint, (uint64_t)q,
+					      memory_order_relaxed);
 	}
-	load_slot *s = &r->slots[idx];
-	int64_t seen = atomic_load(&s->start_ms);
-	if (seen != start &&
-	    atomic_compare_exchange_strong(&s->start_ms, &seen, start)) {
-		atomic_store(&s->reads, 0);
-		atomic_store(&s->writes, 0);
-		atomic_store(&s->read_bytes, 0);
-		atomic_store(&s->write_bytes, 0);
-	}
-	return s;
+	return start;
 }
+
+/* The slot of the bucket starting at `start`, emptied first if it last
+ * held an older bucket; NULL if it holds a newer one (the bucket is older
+ * than the whole history). */
+static load_slot *slot_of(engine *e, region *r, int64_t start)
+{
+	load_slot *s = &r->slots[(start / bucket_width(e)) % r->nslots];
+	int64_t seen = atomic_load(&s->start_ms);
+	while (seen < start) {
+		if (atomic_compare_exchange_strong(&s->start_ms, &seen,
+						   start)) {
+			atomic_store(&s->reads, 0);
+			atomic_store(&s->writes, 0);
+			atomic_store(&s->read_bytes, 0);
+			atomic_store(&s->write_bytes, 0);
+			return s;
+		}
+	}
+	return seen == start ? s : NULL;
+}
+
+/* Move a stripe's counts of its bucket into that bucket's slot, and start
+ * counting the bucket at `start` (0: none). A thread sharing the stripe
+ * (more threads than stripes) may count into the old bucket's counts
+ * between the two steps: its count lands in the old second, not lost. */
+static void stripe_fold(engine *e, region *r, region_stripe *st,
+			int64_t start)
+{
+	int64_t old = atomic_load(&st->bucket_start);
+	if (old == start ||
+	    !atomic_compare_exchange_strong(&st->bucket_start, &old, start))
+		return; /* unchanged, or another thread moved it */
+	uint64_t rd = atomic_exchange(&st->b_reads, 0);
+	uint64_t wr = atomic_exchange(&st->b_writes, 0);
+	uint64_t rb = atomic_exchange(&st->b_read_bytes, 0);
+	uint64_t wb = atomic_exchange(&st->b_write_bytes, 0);
+	load_slot *s = old > 0 ? slot_of(e, r, old) : NULL;
+	if (!s)
+		return;
+	atomic_fetch_add(&s->reads, rd);
+	atomic_fetch_add(&s->writes, wr);
+	atomic_fetch_add(&s->read_bytes, rb);
+	atomic_fetch_add(&s->write_bytes, wb);
+}
+
+/* The calling thread's stripe. */
+static region_stripe *my_stripe(region *r)
+{
+	return &r->stripes[engine_thread_index() % REGION_STRIPES];
+}
+
+/* Make st count the current bucket. */
+static void stripe_now(engine *e, region *r, region_stripe *st)
+{
+	int64_t start = current_bucket(e, r);
+	if (atomic_load_explicit(&st->bucket_start, memory_order_relaxed) !=
+	    start)
+		stripe_fold(e, r, st, start);
+}
+
+/* Every stripe's bucket counts into the slots. REQUIRES: t->lock held
+ * for writing (nothing counts meanwhile). */
+static void stripes_fold_all(engine *e, region *r)
+{
+	for (int i = 0; i < REGION_STRIPES; i++)
+		stripe_fold(e, r, &r->stripes[i], 0);
+}
+
+/* Relaxed adds: each is a count on its own, read by summing. */
+#define ADD(field, v) \
+	atomic_fetch_add_explicit(&(field), (v), memory_order_relaxed)
 
 bool region_count_write(engine *e, region *r, uint64_t bytes, uint64_t cells)
 {
-	atomic_fetch_add(&r->writes, 1);
-	atomic_fetch_add(&r->write_bytes, bytes);
-	atomic_fetch_add(&r->cells, cells);
+	region_stripe *st = my_stripe(r);
+	stripe_now(e, r, st);
+	ADD(st->writes, 1);
+	ADD(st->write_bytes, bytes);
+	ADD(st->cells, cells);
+	ADD(st->b_writes, 1);
+	ADD(st->b_write_bytes, bytes);
 	atomic_fetch_add(&r->unflushed, bytes);
 	uint64_t since = atomic_fetch_add(&r->since_check, bytes) + bytes;
-	load_slot *s = current_slot(e, r);
-	atomic_fetch_add(&s->writes, 1);
-	atomic_fetch_add(&s->write_bytes, bytes);
 	return since >= atomic_load(&r->check_every);
 }
 
 void region_count_read(engine *e, region *r, uint64_t bytes, bool filtered)
 {
+	region_stripe *st = my_stripe(r);
 	if (filtered) {
-		atomic_fetch_add(&r->filtered, 1);
+		ADD(st->filtered, 1);
 		return;
 	}
-	atomic_fetch_add(&r->reads, 1);
-	atomic_fetch_add(&r->read_bytes, bytes);
-	load_slot *s = current_slot(e, r);
-	atomic_fetch_add(&s->reads, 1);
-	atomic_fetch_add(&s->read_bytes, bytes);
+	stripe_now(e, r, st);
+	ADD(st->reads, 1);
+	ADD(st->read_bytes, bytes);
+	ADD(st->b_reads, 1);
+	ADD(st->b_read_bytes, bytes);
 }
+
+int64_t region_bucket(const engine *e, int64_t now_ms, int64_t *end)
+{
+	int64_t w = bucket_width(e);
+	*end = now_ms / w * w + w;
+	return *end - w;
+}
+
+void region_count_reads(engine *e, region *r, int64_t start, uint64_t reads,
+			uint64_t bytes, uint64_t filtered)
+{
+	region_stripe *st = my_stripe(r);
+	ADD(st->filtered, filtered);
+	if (!reads)
+		return;
+	ADD(st->reads, reads);
+	ADD(st->read_bytes, bytes);
+	int64_t cur = atomic_load_explicit(&st->bucket_start,
+					   memory_order_relaxed);
+	if (start < cur) { /* counted before the stripe's bucket: its slot */
+		load_slot *s = slot_of(e, r, start);
+		if (s) {
+			atomic_fetch_add(&s->reads, reads);
+			atomic_fetch_add(&s->read_bytes, bytes);
+		}
+		return;
+	}
+	if (start > cur)
+		stripe_fold(e, r, st, start);
+	ADD(st->b_reads, reads);
+	ADD(st->b_read_bytes, bytes);
+}
+
+void region_count_cache(region *r, bool hit)
+{
+	region_stripe *st = my_stripe(r);
+	ADD(*(hit ? &st->cache_hits : &st->cache_misses), 1);
+}
+#undef ADD
+
+/* The sum of one counter over a region's stripes. */
+#define STRIPES_SUM(r, field)                                              \
+	({                                                                 \
+		uint64_t sum_ = 0;                                         \
+		for (int i_ = 0; i_ < REGION_STRIPES; i_++)                \
+			sum_ += atomic_load_explicit(&(r)->stripes[i_].field, \
+						     memory_order_relaxed);  \
+		sum_;                                                      \
+	})
 
 /* ---- placement: the shared balancer (placement.h) ---- */
 
 static uint64_t recent_load(const region *r)
 {
-	return atomic_load(&r->reads) + atomic_load(&r->writes);
+	return STRIPES_SUM(r, reads) + STRIPES_SUM(r, writes);
 }
 
 /* This table's regions as the balancer sees them; NULL on ENOMEM. */
@@ -231,6 +345,7 @@ void regions_clear(engine *e, table *t)
 	free(t->regions);
 	t->regions = NULL;
 	t->nregions = 0;
+	t->region_gen++;
 }
 
 /* Build t->regions from sorted start keys (the first must be empty). */
@@ -654,9 +769,12 @@ static int region_midpoint(engine *e, family **fams, size_t nfams,
 	return rc;
 }
 
-/* Load history into a new region: dst = (reset ? 0 : dst) + src / div. */
-static void slots_blend(region *dst, region *src, uint64_t div, bool reset)
+/* Load history into a new region: dst = (reset ? 0 : dst) + src / div.
+ * REQUIRES: t->lock held for writing. */
+static void slots_blend(engine *e, region *dst, region *src, uint64_t div,
+			bool reset)
 {
+	stripes_fold_all(e, src);
 	for (int i = 0; i < dst->nslots && i < src->nslots; i++) {
 		load_slot *d = &dst->slots[i], *s = &src->slots[i];
 		if (reset)
@@ -698,8 +816,8 @@ static int split_at(engine *e, table *t, size_t idx, const uint8_t *key,
 	}
 	t->regions = rs;
 	/* daughters inherit half of the parent's load history each */
-	slots_blend(a, p, 2, 1);
-	slots_blend(b, p, 2, 1);
+	slots_blend(e, a, p, 2, 1);
+	slots_blend(e, b, p, 2, 1);
 	atomic_store(&a->unflushed, atomic_load(&p->unflushed) / 2);
 	atomic_store(&b->unflushed, atomic_load(&p->unflushed) / 2);
 	memmove(&rs[idx + 2], &rs[idx + 1], (t->nregions - idx - 1) * sizeof *rs);
@@ -711,6 +829,7 @@ static int split_at(engine *e, table *t, size_t idx, const uint8_t *key,
 	b->server = pick_server(e, t);
 	e->server_regions[b->server]++;
 	region_free(p);
+	t->region_gen++;
 	balance(e, t);
 	return regions_save(e, t);
 }
@@ -879,15 +998,15 @@ int engine_regions(sbx_region_info **out, size_t *n, void *p, const char *name)
 		v[i].end_len = r->end.len;
 		v[i].server = r->server;
 		sbx_region_metrics *m = &v[i].metrics;
-		m->read_request_count = atomic_load(&r->reads);
-		m->write_request_count = atomic_load(&r->writes);
-		m->filtered_read_request_count = atomic_load(&r->filtered);
-		m->read_bytes = atomic_load(&r->read_bytes);
-		m->write_bytes = atomic_load(&r->write_bytes);
-		m->cells_written = atomic_load(&r->cells);
+		m->read_request_count = STRIPES_SUM(r, reads);
+		m->write_request_count = STRIPES_SUM(r, writes);
+		m->filtered_read_request_count = STRIPES_SUM(r, filtered);
+		m->read_bytes = STRIPES_SUM(r, read_bytes);
+		m->write_bytes = STRIPES_SUM(r, write_bytes);
+		m->cells_written = STRIPES_SUM(r, cells);
 		m->memstore_size = atomic_load(&r->unflushed);
-		m->row_cache_hits = atomic_load(&r->cache_hits);
-		m->row_cache_misses = atomic_load(&r->cache_misses);
+		m->row_cache_hits = STRIPES_SUM(r, cache_hits);
+		m->row_cache_misses = STRIPES_SUM(r, cache_misses);
 		m->store_file_size = region_size(e, t, r) - m->memstore_size;
 		if (!v[i].name || !v[i].start_key || !v[i].end_key)
 			rc = SBX_ENOMEM_SET();
@@ -978,8 +1097,8 @@ static int do_merge(engine *e, table *t, const void *arg)
 			       a->server);
 	if (!m)
 		return SBX_ENOMEM_SET();
-	slots_blend(m, a, 1, 1);
-	slots_blend(m, b, 1, 0);
+	slots_blend(e, m, a, 1, 1);
+	slots_blend(e, m, b, 1, 0);
 	atomic_store(&m->unflushed,
 		     atomic_load(&a->unflushed) + atomic_load(&b->unflushed));
 	e->server_regions[a->server]--;
@@ -991,6 +1110,7 @@ static int do_merge(engine *e, table *t, const void *arg)
 	t->nregions--;
 	region_free(a);
 	region_free(b);
+	t->region_gen++;
 	balance(e, t);
 	return regions_save(e, t);
 }
@@ -1062,12 +1182,23 @@ int engine_load(sbx_region_load **out, size_t *n, void *p, const char *name,
 			load_slot *s = &r->slots[(start / w) % r->nslots];
 			sbx_load_bucket *b = &v[i].buckets[k];
 			b->start_ms = start;
-			if (atomic_load(&s->start_ms) != start)
-				continue;
-			b->reads = atomic_load(&s->reads);
-			b->writes = atomic_load(&s->writes);
-			b->read_bytes = atomic_load(&s->read_bytes);
-			b->write_bytes = atomic_load(&s->write_bytes);
+			if (atomic_load(&s->start_ms) == start) {
+				b->reads = atomic_load(&s->reads);
+				b->writes = atomic_load(&s->writes);
+				b->read_bytes = atomic_load(&s->read_bytes);
+				b->write_bytes = atomic_load(&s->write_bytes);
+			}
+			/* and the stripes' counts not folded in yet */
+			for (int j = 0; j < REGION_STRIPES; j++) {
+				region_stripe *st = &r->stripes[j];
+				if (atomic_load(&st->bucket_start) != start)
+					continue;
+				b->reads += atomic_load(&st->b_reads);
+				b->writes += atomic_load(&st->b_writes);
+				b->read_bytes += atomic_load(&st->b_read_bytes);
+				b->write_bytes +=
+				    atomic_load(&st->b_write_bytes);
+			}
 		}
 	}
 	pthread_rwlock_unlock(&t->lock);

@@ -67,6 +67,7 @@ void region_free(region *r)
 	sbx_buf_free(&r->start);
 	sbx_buf_free(&r->end);
 	free(r->slots);
+	free(r->stripes);
 	free(r);
 }
 
