@@ -56,7 +56,7 @@ static rocksdb_iterator_t *kept(sbx_db *d, const char *name, int64_t *made_ms)
 		return NULL;
 	/* this thread's slot: the test's gets all run on it */
 	unsigned slot = engine_thread_index() % TABLE_SPARE_READERS;
-	parked_reader *p = atomic_load(&t->spare_reader[slot]);
+	parked_reader *p = atomic_load(&t->spare_reader[slot].p);
 	rocksdb_iterator_t *it = p ? ((reader *)p)->kept_it : NULL;
 	if (made_ms)
 		*made_ms = p ? ((reader *)p)->it_ms : 0;
@@ -363,7 +363,7 @@ static void test_threads_park_their_own(void)
 	for (int i = 0; i < READ_THREADS; i++) {
 		CHECK_INT(a[i].wrong, 0);
 		slots |= 1u << a[i].slot;
-		parked_reader *p = atomic_load(&t->spare_reader[a[i].slot]);
+		parked_reader *p = atomic_load(&t->spare_reader[a[i].slot].p);
 		CHECK(p && ((reader *)p)->kept_it);
 	}
 	CHECK_INT(__builtin_popcount(slots), READ_THREADS);
@@ -372,7 +372,7 @@ static void test_threads_park_their_own(void)
 	put(tb, "r3", "v-r3"); /* a write: every marked slot swept */
 	with_iterator = 0;
 	for (int i = 0; i < TABLE_SPARE_READERS; i++) {
-		parked_reader *p = atomic_load(&t->spare_reader[i]);
+		parked_reader *p = atomic_load(&t->spare_reader[i].p);
 		with_iterator += p && ((reader *)p)->kept_it;
 	}
 	CHECK_INT(with_iterator, 0);

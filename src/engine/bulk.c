@@ -111,7 +111,7 @@ int engine_bulk_open(void **out, void *p, const char *table_name,
 	b->now = engine_now_ms();
 	b->dir = sbx_strdup(dir);
 	b->env = rocksdb_envoptions_create();
-	pthread_rwlock_rdlock(&t->lock); /* the family list */
+	table_rdlock(t); /* the family list */
 	b->fams = sbx_calloc(t->nfams ? t->nfams : 1, sizeof *b->fams);
 	rc = b->dir && b->env && b->fams ? SBX_OK : SBX_ENOMEM_SET();
 	for (size_t i = 0; !rc && i < t->nfams; i++) {
@@ -123,7 +123,7 @@ int engine_bulk_open(void **out, void *p, const char *table_name,
 		if (!f->opts)
 			rc = SBX_ENOMEM_SET();
 	}
-	pthread_rwlock_unlock(&t->lock);
+	table_rdunlock(t);
 	if (rc) {
 		writer_free(b, true);
 		return rc;
@@ -428,7 +428,7 @@ int engine_bulk_load(void *p, const char *table_name, const char *dir)
 				     strerror(errno));
 	}
 	/* Check every family directory before loading anything. */
-	pthread_rwlock_rdlock(&t->lock);
+	table_rdlock(t);
 	rc = t->enabled ? SBX_OK
 			: sbx_error_set(SBX_EDISABLED, "table '%s' is disabled",
 					t->name);
@@ -473,7 +473,7 @@ int engine_bulk_load(void *p, const char *table_name, const char *dir)
 		free_files(files, n);
 		sbx_buf_free(&fd);
 	}
-	pthread_rwlock_unlock(&t->lock);
+	table_rdunlock(t);
 	rocksdb_ingestexternalfileoptions_destroy(io);
 	closedir(d);
 	table_unref(t);

@@ -41,7 +41,7 @@ int engine_get(sbx_result **out, void *p, const uint8_t *row, size_t row_len,
 	if (rc)
 		return rc;
 	rc = engine_read_row(out, h->eng, h->t, row, row_len, o);
-	pthread_rwlock_unlock(&h->t->lock);
+	table_rdunlock(h->t);
 	return rc;
 }
 
@@ -59,7 +59,7 @@ int engine_scanner_open(void **out, void *p, const sbx_scan_opts *o)
 	int rc = table_lock_for_data(h->t, true);
 	if (!rc) {
 		rc = reader_open(&s->r, h->eng, h->t, o);
-		pthread_rwlock_unlock(&h->t->lock);
+		table_rdunlock(h->t);
 	}
 	if (rc) {
 		free(s);
@@ -77,7 +77,7 @@ int engine_scanner_next(void *p, sbx_result **out)
 	if (rc)
 		return rc;
 	rc = reader_next(s->r, out);
-	pthread_rwlock_unlock(&s->h->t->lock);
+	table_rdunlock(s->h->t);
 	return rc;
 }
 
@@ -85,9 +85,9 @@ void engine_scanner_close(void *p)
 {
 	engine_scanner *s = p;
 	if (s->r) { /* its rows' counts, while its regions are there */
-		pthread_rwlock_rdlock(&s->h->t->lock);
+		table_rdlock(s->h->t);
 		reader_counts_flush(s->r);
-		pthread_rwlock_unlock(&s->h->t->lock);
+		table_rdunlock(s->h->t);
 	}
 	reader_close(s->r);
 	free(s);

@@ -28,13 +28,15 @@
 /* Readers a table keeps parked for its next reads (reader.c), one a
  * thread slot (engine_thread_index), so threads reading one table each
  * reuse their own instead of all but one allocating a reader a read. */
-#define TABLE_SPARE_READERS 8
+#define TABLE_SPARE_READERS 16
 
 /* Debug checks of "REQUIRES: ... held": the lock is held (by this thread,
  * as the callers are written; pthreads cannot tell by whom). */
 #define ASSERT_LOCKED(mutex) assert(pthread_mutex_trylock(mutex) == EBUSY)
 #define ASSERT_RWLOCKED(rwlock)                                               \
 	assert(pthread_rwlock_trywrlock(rwlock) == EBUSY)
+/* t's lock is held by this thread, to read or to write (tables.c). */
+#define ASSERT_TABLE_LOCKED(t) ASSERT_RWLOCKED(table_lock_of(t))
 
 /* A family's column family name, "t<table id>.f<n>" (at most 34 bytes). */
 #define CF_NAME_CAP 64
@@ -121,9 +123,36 @@ typedef struct parked_reader {
 	void (*drop_iterator)(struct parked_reader *p);
 } parked_reader;
 
+/*
+ * A table's lock is striped, as its regions' counters are: a data
+ * operation read-locks only the stripe of its thread's slot
+ * (engine_thread_index), so threads working on one table do not pass one
+ * lock word from core to core on every call (a get, each row of a scan);
+ * an admin step write-locks every stripe, in order. Any stripe held shuts
+ * the writer out, so the rules of one rwlock hold, but for one: a writer
+ * waiting for a stripe holds the stripes before it, so readers of those
+ * wait for it (one rwlock lets readers pass a waiting writer). No thread
+ * waits, holding a table's read lock, for a thread that needs that
+ * table's lock (locks go table, then rows), and writers take admin_lock
+ * first, so one writer waits at a time: no circle forms.
+ */
+#define TABLE_LOCK_STRIPES 16
+typedef struct table_lock_stripe {
+	_Alignas(64) pthread_rwlock_t l;
+} table_lock_stripe;
+
+/* One parked reader's slot, a cache line from the next: each thread
+ * takes and parks a reader in its slot on every get, and slots sharing a
+ * line would pass it between the threads' cores. */
+typedef struct spare_slot {
+	_Atomic(parked_reader *) p;
+	char pad[64 - sizeof(parked_reader *)];
+} spare_slot;
+
 typedef struct table {
 	atomic_int refs;
-	pthread_rwlock_t lock; /* read: data operations; write: admin */
+	/* read: data operations; write: admin. Striped (table_rdlock). */
+	table_lock_stripe *lock;
 	char ns[256];
 	char qualifier[256];
 	char name[520]; /* canonical: "t" or "ns:t" */
@@ -147,7 +176,7 @@ typedef struct table {
 	_Atomic size_t row_bytes_hint, row_cells_hint;
 	/* Closed readers' memory, parked for the next reads (reader.c), in
 	 * the slot of the thread that closed each. */
-	_Atomic(parked_reader *) spare_reader[TABLE_SPARE_READERS];
+	spare_slot spare_reader[TABLE_SPARE_READERS];
 	/* Bit i: spare_reader[i] may keep a get's RocksDB iterator
 	 * (reader.c); a write drops those, so they pin no memtable or store
 	 * file for long (table_drop_kept_iterator). */
@@ -260,9 +289,18 @@ int table_add_family(table *t, family *f);
 /* Take f out of t's list (keeps order); the reference passes to the
  * caller. */
 void table_remove_family(table *t, const family *f);
+/* t's lock, striped (TABLE_LOCK_STRIPES): read-lock for a data operation
+ * (this thread's stripe), write-lock for an admin step (every stripe).
+ * A read lock is released by the thread that took it. */
+void table_rdlock(table *t);
+void table_rdunlock(table *t);
+void table_wrlock(table *t);
+void table_wrunlock(table *t);
+/* The stripe this thread read-locks (for ASSERT_TABLE_LOCKED). */
+pthread_rwlock_t *table_lock_of(table *t);
 /* Lock t for a data operation: read lock + dropped/enabled checks (the
  * thread's RocksDB perf counters off first, tables.c). On
- * success the caller must pthread_rwlock_unlock(&t->lock). */
+ * success the caller must table_rdunlock(t). */
 int table_lock_for_data(table *t, bool need_enabled);
 /* The engine's lists. Readers hold catalog_lock or admin_lock; writers
  * hold both (catalog_lock for writing), or own e alone while it opens. */

@@ -921,7 +921,7 @@ static int take_batch(reader *r, sbx_result **out)
 
 int reader_next(reader *r, sbx_result **out)
 {
-	ASSERT_RWLOCKED(&r->tab->lock);
+	ASSERT_TABLE_LOCKED(r->tab);
 	*out = NULL;
 	if (r->pending)
 		return take_batch(r, out);
@@ -1111,7 +1111,7 @@ static void count_cache(reader *r, const uint8_t *row, size_t len, bool hit)
 int engine_read_row(sbx_result **out, engine *e, table *t, const uint8_t *row,
 		    size_t row_len, const sbx_read_opts *o)
 {
-	ASSERT_RWLOCKED(&t->lock);
+	ASSERT_TABLE_LOCKED(t);
 	sbx_scan_opts so;
 	model_get_scan_opts(&so, row, row_len, o);
 	reader *r;

@@ -231,7 +231,7 @@ static reader *reader_alloc(table *t, size_t nfc)
 	/* (a taken reader's slot stays marked if it kept an iterator, until
 	 * a reader parks there again or a write's sweep finds it empty) */
 	reader *r = (reader *)atomic_exchange_explicit(
-		&t->spare_reader[engine_thread_index() % TABLE_SPARE_READERS],
+		&t->spare_reader[engine_thread_index() % TABLE_SPARE_READERS].p,
 		NULL, memory_order_acquire);
 	if (!r) {
 		if (!(r = sbx_calloc(1, sizeof *r)))
@@ -331,7 +331,7 @@ void reader_close(reader *r)
 		reader_reset(r);
 		unsigned slot = engine_thread_index() % TABLE_SPARE_READERS;
 		if (atomic_compare_exchange_strong_explicit(
-			    &t->spare_reader[slot], &none, &r->park,
+			    &t->spare_reader[slot].p, &none, &r->park,
 			    memory_order_release, memory_order_relaxed)) {
 			r = NULL;
 			/* the slot's mark follows what it now keeps (after the
@@ -358,7 +358,7 @@ void reader_close(reader *r)
 int reader_setup(reader **out, engine *e, table *t, const sbx_scan_opts *o,
 		 bool point_get)
 {
-	ASSERT_RWLOCKED(&t->lock);
+	ASSERT_TABLE_LOCKED(t);
 	*out = NULL;
 	const sbx_read_opts *ro = &o->read;
 	for (size_t i = 0; i < ro->ncolumns; i++)
@@ -482,6 +482,6 @@ int reader_iterators(reader *r)
 
 int reader_open(reader **out, engine *e, table *t, const sbx_scan_opts *o)
 {
-	ASSERT_RWLOCKED(&t->lock);
+	ASSERT_TABLE_LOCKED(t);
 	return reader_setup(out, e, t, o, false);
 }

@@ -865,7 +865,7 @@ static int split_region_at_midpoint(engine *e, table *t, uint64_t id,
 				    bool *split)
 {
 	*split = false;
-	pthread_rwlock_rdlock(&t->lock);
+	table_rdlock(t);
 	region *r = NULL;
 	for (size_t i = 0; i < t->nregions; i++)
 		if (t->regions[i]->id == id)
@@ -879,19 +879,19 @@ static int split_region_at_midpoint(engine *e, table *t, uint64_t id,
 		sbx_buf_set(&end, r->end.data, r->end.len);
 		fams = ref_families(t, &nf);
 	}
-	pthread_rwlock_unlock(&t->lock);
+	table_rdunlock(t);
 	int rc = SBX_OK;
 	if (r)
 		rc = region_midpoint(e, fams, nf, &pol, &start, &end, &mid);
 	if (!rc && mid.len) {
 		pthread_mutex_lock(&e->admin_lock);
-		pthread_rwlock_wrlock(&t->lock);
+		table_wrlock(t);
 		region *now = t->dropped ? NULL : region_for_row(t, mid.data, mid.len);
 		if (now && now->id == id) {
 			rc = split_at(e, t, region_index(t, now), mid.data, mid.len);
 			*split = rc == SBX_OK;
 		}
-		pthread_rwlock_unlock(&t->lock);
+		table_wrunlock(t);
 		pthread_mutex_unlock(&e->admin_lock);
 	}
 	unref_families(fams, nf);
@@ -903,9 +903,9 @@ static int split_region_at_midpoint(engine *e, table *t, uint64_t id,
 
 void regions_maybe_split(engine *e, table *t, const uint8_t *row, size_t len)
 {
-	pthread_rwlock_rdlock(&t->lock);
+	table_rdlock(t);
 	if (t->dropped || t->policy.kind == SBX_SPLIT_DISABLED) {
-		pthread_rwlock_unlock(&t->lock);
+		table_rdunlock(t);
 		return;
 	}
 	region *r = region_for_row(t, row, len);
@@ -926,7 +926,7 @@ void regions_maybe_split(engine *e, table *t, const uint8_t *row, size_t len)
 		notice_flush(e, t);
 		size = region_size(e, t, r);
 	}
-	pthread_rwlock_unlock(&t->lock);
+	table_rdunlock(t);
 	if (!check || size < thr || atomic_exchange(&t->splitting, true))
 		return;
 	bool split;
@@ -982,7 +982,7 @@ int engine_regions(sbx_region_info **out, size_t *n, void *p, const char *name)
 	int rc = engine_table_get(&t, e, name);
 	if (rc)
 		return rc;
-	pthread_rwlock_rdlock(&t->lock);
+	table_rdlock(t);
 	notice_flush(e, t);
 	sbx_region_info *v =
 	    sbx_calloc(t->nregions ? t->nregions : 1, sizeof *v);
@@ -1012,7 +1012,7 @@ int engine_regions(sbx_region_info **out, size_t *n, void *p, const char *name)
 			rc = SBX_ENOMEM_SET();
 	}
 	size_t cnt = t->nregions;
-	pthread_rwlock_unlock(&t->lock);
+	table_rdunlock(t);
 	table_unref(t);
 	if (!v || rc) {
 		sbx_region_infos_free(v, cnt);
@@ -1042,13 +1042,13 @@ int engine_split(void *p, const char *name, const void *key, size_t len)
 	int rc = engine_table_get(&t, e, name);
 	if (rc)
 		return rc;
-	pthread_rwlock_rdlock(&t->lock);
+	table_rdlock(t);
 	bool disabled = t->policy.kind == SBX_SPLIT_DISABLED;
 	size_t n = t->nregions;
 	uint64_t *ids = sbx_calloc(n ? n : 1, sizeof *ids);
 	for (size_t i = 0; ids && i < n; i++)
 		ids[i] = t->regions[i]->id;
-	pthread_rwlock_unlock(&t->lock);
+	table_rdunlock(t);
 	if (!ids)
 		rc = SBX_ENOMEM_SET();
 	else if (disabled)
@@ -1160,7 +1160,7 @@ int engine_load(sbx_region_load **out, size_t *n, void *p, const char *name,
 		return rc;
 	int64_t w = e->opts.metrics_bucket_ms > 0 ? e->opts.metrics_bucket_ms : 1000;
 	int64_t cur = coarse_now_ms() / w * w;
-	pthread_rwlock_rdlock(&t->lock);
+	table_rdlock(t);
 	size_t cnt = t->nregions;
 	sbx_region_load *v = sbx_calloc(cnt ? cnt : 1, sizeof *v);
 	for (size_t i = 0; v && !rc && i < cnt; i++) {
@@ -1201,7 +1201,7 @@ int engine_load(sbx_region_load **out, size_t *n, void *p, const char *name,
 			}
 		}
 	}
-	pthread_rwlock_unlock(&t->lock);
+	table_rdunlock(t);
 	table_unref(t);
 	if (!v || rc) {
 		sbx_region_loads_free(v, cnt);

@@ -71,11 +71,20 @@ typedef struct rc_shard {
 	char pad[64];
 } rc_shard;
 
+/* Hits and misses, striped by thread slot (engine_thread_index) as the
+ * region counters are: 128 bytes apart, so no two stripes' counters share
+ * a cache line wherever the struct starts. */
+#define RC_STAT_STRIPES 16
+typedef struct rc_stats {
+	_Atomic uint64_t hits, misses;
+	char pad[128 - 2 * sizeof(uint64_t)];
+} rc_stats;
+
 struct rowcache {
 	rc_shard shards[RC_SHARDS];
 	size_t max_entry;
 	_Atomic uint64_t seq[ENGINE_ROW_STRIPES];
-	_Atomic uint64_t hits, misses;
+	rc_stats stats[RC_STAT_STRIPES];
 };
 
 static const char *ent_cf(rc_entry *e)
@@ -626,10 +635,11 @@ void rowcache_update(rowcache *c, const rowcache_key *k, size_t plen,
 
 void rowcache_count(rowcache *c, uint64_t hits, uint64_t misses)
 {
+	rc_stats *st = &c->stats[engine_thread_index() % RC_STAT_STRIPES];
 	if (hits)
-		atomic_fetch_add_explicit(&c->hits, hits, memory_order_relaxed);
+		atomic_fetch_add_explicit(&st->hits, hits, memory_order_relaxed);
 	if (misses)
-		atomic_fetch_add_explicit(&c->misses, misses,
+		atomic_fetch_add_explicit(&st->misses, misses,
 					  memory_order_relaxed);
 }
 
@@ -639,8 +649,10 @@ void rowcache_get_stats(const rowcache *c, rowcache_stats *out)
 	if (!c)
 		return;
 	rowcache *m = (rowcache *)c;
-	out->hits = atomic_load(&m->hits);
-	out->misses = atomic_load(&m->misses);
+	for (int i = 0; i < RC_STAT_STRIPES; i++) {
+		out->hits += atomic_load(&m->stats[i].hits);
+		out->misses += atomic_load(&m->stats[i].misses);
+	}
 	for (int i = 0; i < RC_SHARDS; i++) {
 		rc_shard *s = &m->shards[i];
 		pthread_mutex_lock(&s->lock);

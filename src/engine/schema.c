@@ -22,7 +22,7 @@
 #define ASSERT_ADMIN(e, t)                                                    \
 	do {                                                                  \
 		ASSERT_LOCKED(&(e)->admin_lock);                              \
-		ASSERT_RWLOCKED(&(t)->lock);                                  \
+		ASSERT_TABLE_LOCKED(t);                                  \
 	} while (0)
 
 /* ---- namespaces ---- */
@@ -228,7 +228,7 @@ int engine_table_describe(sbx_table_info **out, void *p, const char *name)
 	if (rc)
 		return rc;
 	sbx_table_info *info = sbx_calloc(1, sizeof *info);
-	pthread_rwlock_rdlock(&t->lock);
+	table_rdlock(t);
 	if (info) {
 		info->name = sbx_strdup(t->name);
 		info->enabled = t->enabled;
@@ -238,7 +238,7 @@ int engine_table_describe(sbx_table_info **out, void *p, const char *name)
 		for (size_t i = 0; info->families && i < t->nfams; i++)
 			info->families[i] = t->fams[i]->desc;
 	}
-	pthread_rwlock_unlock(&t->lock);
+	table_rdunlock(t);
 	table_unref(t);
 	if (!info || !info->name || !info->families) {
 		sbx_table_info_free(info);

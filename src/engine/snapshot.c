@@ -347,7 +347,7 @@ static int copy_cells(engine *e, const snap_meta *m, const char *cpdir,
 	if (ro)
 		rocksdb_readoptions_set_fill_cache(ro, 0);
 	rocksdb_writebatch_t *wb = rc ? NULL : rocksdb_writebatch_create();
-	pthread_rwlock_rdlock(&dst->lock); /* table_family reads its families */
+	table_rdlock(dst); /* table_family reads its families */
 	for (size_t i = 0; !rc && i < m->nfams; i++) {
 		family *f = table_family(dst, m->fams[i].desc.name);
 		if (!f) {
@@ -384,7 +384,7 @@ static int copy_cells(engine *e, const snap_meta *m, const char *cpdir,
 		if (err && !rc)
 			rc = engine_rocks_error(err, "cloning");
 	}
-	pthread_rwlock_unlock(&dst->lock);
+	table_rdunlock(dst);
 	if (wb)
 		rocksdb_writebatch_destroy(wb);
 	if (ro)

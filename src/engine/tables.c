@@ -45,7 +45,14 @@ table *table_new(const char *ns, const char *q)
 	if (!t)
 		return NULL;
 	atomic_init(&t->refs, 1);
-	pthread_rwlock_init(&t->lock, NULL);
+	t->lock = aligned_alloc(_Alignof(table_lock_stripe),
+				TABLE_LOCK_STRIPES * sizeof *t->lock);
+	if (!t->lock) {
+		free(t);
+		return NULL;
+	}
+	for (int i = 0; i < TABLE_LOCK_STRIPES; i++)
+		pthread_rwlock_init(&t->lock[i].l, NULL);
 	snprintf(t->ns, sizeof t->ns, "%s", ns);
 	snprintf(t->qualifier, sizeof t->qualifier, "%s", q);
 	names_canonical(t->name, sizeof t->name, ns, q);
@@ -84,7 +91,7 @@ void table_unref(table *t)
 {
 	if (t && atomic_fetch_sub(&t->refs, 1) == 1) {
 		for (int i = 0; i < TABLE_SPARE_READERS; i++) {
-			parked_reader *p = atomic_load(&t->spare_reader[i]);
+			parked_reader *p = atomic_load(&t->spare_reader[i].p);
 			if (p)
 				p->release(p);
 		}
@@ -92,7 +99,9 @@ void table_unref(table *t)
 		for (size_t i = 0; i < t->nregions; i++)
 			region_free(t->regions[i]);
 		free(t->regions);
-		pthread_rwlock_destroy(&t->lock);
+		for (int i = 0; i < TABLE_LOCK_STRIPES; i++)
+			pthread_rwlock_destroy(&t->lock[i].l);
+		free(t->lock);
 		free(t);
 	}
 }
@@ -152,17 +161,44 @@ static void quiet_rocksdb_counters(void)
 	}
 }
 
+pthread_rwlock_t *table_lock_of(table *t)
+{
+	return &t->lock[engine_thread_index() % TABLE_LOCK_STRIPES].l;
+}
+
+void table_rdlock(table *t)
+{
+	pthread_rwlock_rdlock(table_lock_of(t));
+}
+
+void table_rdunlock(table *t)
+{
+	pthread_rwlock_unlock(table_lock_of(t));
+}
+
+void table_wrlock(table *t)
+{
+	for (int i = 0; i < TABLE_LOCK_STRIPES; i++)
+		pthread_rwlock_wrlock(&t->lock[i].l);
+}
+
+void table_wrunlock(table *t)
+{
+	for (int i = TABLE_LOCK_STRIPES; i-- > 0;)
+		pthread_rwlock_unlock(&t->lock[i].l);
+}
+
 int table_lock_for_data(table *t, bool need_enabled)
 {
 	quiet_rocksdb_counters();
-	pthread_rwlock_rdlock(&t->lock);
+	table_rdlock(t);
 	if (t->dropped) {
-		pthread_rwlock_unlock(&t->lock);
+		table_rdunlock(t);
 		return sbx_error_set(SBX_ENOTFOUND, "table '%s' was dropped",
 				     t->name);
 	}
 	if (need_enabled && !t->enabled) {
-		pthread_rwlock_unlock(&t->lock);
+		table_rdunlock(t);
 		return sbx_error_set(SBX_EDISABLED, "table '%s' is disabled",
 				     t->name);
 	}
@@ -256,17 +292,17 @@ static void drop_slots(table *t, unsigned mask)
 				  memory_order_relaxed);
 	for (unsigned i = 0; i < TABLE_SPARE_READERS; i++) {
 		if (!(mask & 1u << i) ||
-		    !atomic_load_explicit(&t->spare_reader[i],
+		    !atomic_load_explicit(&t->spare_reader[i].p,
 					  memory_order_relaxed))
 			continue;
 		parked_reader *p = atomic_exchange_explicit(
-		    &t->spare_reader[i], NULL, memory_order_acquire);
+		    &t->spare_reader[i].p, NULL, memory_order_acquire);
 		if (!p)
 			continue;
 		p->drop_iterator(p);
 		parked_reader *none = NULL;
 		if (!atomic_compare_exchange_strong_explicit(
-			    &t->spare_reader[i], &none, p,
+			    &t->spare_reader[i].p, &none, p,
 			    memory_order_release, memory_order_relaxed))
 			p->release(p);
 	}
@@ -309,9 +345,9 @@ static int with_table_admin(engine *e, const char *name, table_fn fn,
 		return rc;
 	pthread_mutex_lock(&e->admin_lock);
 	if (exclusive)
-		pthread_rwlock_wrlock(&t->lock);
+		table_wrlock(t);
 	else
-		pthread_rwlock_rdlock(&t->lock);
+		table_rdlock(t);
 	/* The parked get iterator goes first when exclusive (no read runs
 	 * meanwhile to park another, and fn may drop its column family),
 	 * else after fn (it would pin the files fn replaced). */
@@ -328,7 +364,10 @@ static int with_table_admin(engine *e, const char *name, table_fn fn,
 	table_cache_forget(t);
 	if (!exclusive)
 		table_drop_kept_iterator(t);
-	pthread_rwlock_unlock(&t->lock);
+	if (exclusive)
+		table_wrunlock(t);
+	else
+		table_rdunlock(t);
 	pthread_mutex_unlock(&e->admin_lock);
 	table_unref(t);
 	return rc;
@@ -353,9 +392,9 @@ int engine_with_table_read(engine *e, const char *name, table_fn fn,
 	int rc = engine_table_get(&t, e, name);
 	if (rc)
 		return rc;
-	pthread_rwlock_rdlock(&t->lock);
+	table_rdlock(t);
 	rc = fn(e, t, arg);
-	pthread_rwlock_unlock(&t->lock);
+	table_rdunlock(t);
 	table_unref(t);
 	return rc;
 }

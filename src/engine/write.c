@@ -616,7 +616,7 @@ static int build_row_batch(engine *e, table *t, const sbx_mutation *m,
 			   cache_log *log, sbx_result *out)
 {
 	ASSERT_LOCKED(&e->stripe_lock[stripe_of(mut_row(m), m->row_len)]);
-	ASSERT_RWLOCKED(&t->lock);
+	ASSERT_TABLE_LOCKED(t);
 	row_batch b = {.e = e, .t = t, .m = m, .wb = wb,
 		       .log = e->rowcache ? log : NULL};
 	int rc = SBX_OK;
@@ -747,7 +747,7 @@ int engine_mutate(void *p, const sbx_mutation *m, sbx_result **out)
 		pthread_mutex_unlock(&h->eng->stripe_lock[s]);
 	}
 	bool due = !rc && count_write(h->eng, h->t, m);
-	pthread_rwlock_unlock(&h->t->lock);
+	table_rdunlock(h->t);
 	if (due)
 		regions_maybe_split(h->eng, h->t, mut_row(m), m->row_len);
 	return rc;
@@ -868,7 +868,7 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 	bool *due = sbx_calloc(n ? n : 1, sizeof *due);
 	if (!st || !stripes || !locked || !due) {
 		free(st), free(stripes), free(locked), free(due);
-		pthread_rwlock_unlock(&h->t->lock);
+		table_rdunlock(h->t);
 		return SBX_ENOMEM_SET();
 	}
 	size_t nlocked = 0;
@@ -915,7 +915,7 @@ int engine_batch(void *p, sbx_mutation *const *ms, size_t n, int *statuses)
 		if (!st[i] && count_write(e, h->t, ms[i]))
 			due[i] = true;
 	}
-	pthread_rwlock_unlock(&h->t->lock);
+	table_rdunlock(h->t);
 	for (size_t i = 0; i < n; i++) {
 		if (due[i])
 			regions_maybe_split(e, h->t, mut_row(ms[i]), ms[i]->row_len);
@@ -939,7 +939,7 @@ int engine_check_and_mutate(void *p, const sbx_check *check,
 	if (!rc)
 		rc = check_mutation(e, h->t, m);
 	if (rc) {
-		pthread_rwlock_unlock(&h->t->lock);
+		table_rdunlock(h->t);
 		return rc;
 	}
 	unsigned s = stripe_of(mut_row(m), m->row_len);
@@ -957,7 +957,7 @@ int engine_check_and_mutate(void *p, const sbx_check *check,
 			due = true;
 	}
 	pthread_mutex_unlock(&e->stripe_lock[s]);
-	pthread_rwlock_unlock(&h->t->lock);
+	table_rdunlock(h->t);
 	sbx_buf_free(&stored);
 	if (due)
 		regions_maybe_split(e, h->t, mut_row(m), m->row_len);
@@ -992,7 +992,7 @@ static void unlock_tables(multi_row *v, size_t upto)
 {
 	for (size_t i = upto; i-- > 0;)
 		if (i == 0 || v[i - 1].h->t != v[i].h->t)
-			pthread_rwlock_unlock(&v[i].h->t->lock);
+			table_rdunlock(v[i].h->t);
 }
 
 /* Everything that can be refused before the rows are locked: the tables
