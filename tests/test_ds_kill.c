@@ -441,7 +441,14 @@ static void test_embedded_writers_killed(void)
 			CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
 		db = open_at(path, false);
 		REQUIRE(db != NULL);
-		CHECK(verify(db) > 0); /* the kill left locks to recover */
+		size_t left = verify(db);
+		/* A kill before the commit point leaves a primary that only
+		 * expires: locks to recover. Past it (APPLY_SECONDARY) the
+		 * others roll a committed transaction forward at once when
+		 * they meet one of its rows, so a killer held up between its
+		 * commit and the kill (a loaded machine) can leave none. */
+		if (kill_steps[round % 4] != SBX_TXN_STEP_APPLY_SECONDARY)
+			CHECK(left > 0);
 		sbx_db_close(db);
 	}
 	printf("[%s] 3 rounds of 4 writer threads, %d processes SIGKILLed "

@@ -81,7 +81,7 @@ static void engine_free(engine *e)
 		free(e->namespaces[i]);
 	free(e->namespaces);
 	for (int i = 0; i < ENGINE_SPARE_WBS; i++) {
-		rocksdb_writebatch_t *wb = atomic_load(&e->spare_wb[i]);
+		rocksdb_writebatch_t *wb = atomic_load(&e->spare_wb[i].p);
 		if (wb)
 			rocksdb_writebatch_destroy(wb);
 	}

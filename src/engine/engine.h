@@ -141,13 +141,16 @@ typedef struct table_lock_stripe {
 	_Alignas(64) pthread_rwlock_t l;
 } table_lock_stripe;
 
-/* One parked reader's slot, a cache line from the next: each thread
- * takes and parks a reader in its slot on every get, and slots sharing a
- * line would pass it between the threads' cores. */
-typedef struct spare_slot {
-	_Atomic(parked_reader *) p;
-	char pad[64 - sizeof(parked_reader *)];
-} spare_slot;
+/* A per-thread slot holding a T, a cache line from the next: a thread
+ * takes and gives back what its slot holds (a parked reader, a spare
+ * write batch) on every call, and slots sharing a line would pass it from
+ * core to core. */
+#define THREAD_SLOT(T)             \
+	struct {                   \
+		_Atomic(T) p;      \
+		char pad[64 - sizeof(T)]; \
+	}
+typedef THREAD_SLOT(parked_reader *) spare_slot;
 
 typedef struct table {
 	atomic_int refs;
@@ -216,7 +219,7 @@ typedef struct engine {
 	/* Cleared write batches kept for the next mutations (write.c): a
 	 * slot per writer thread (by a per-thread index), so concurrent
 	 * writers do not take turns at one spare. */
-	_Atomic(rocksdb_writebatch_t *) spare_wb[ENGINE_SPARE_WBS];
+	THREAD_SLOT(rocksdb_writebatch_t *) spare_wb[ENGINE_SPARE_WBS];
 	sbx_db_options opts;
 	char *path; /* the database directory (snapshots live below it) */
 	int dirlock_fd; /* DIR/saltbox.pid under flock (dirlock.c), or -1 */

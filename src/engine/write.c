@@ -669,7 +669,7 @@ static unsigned wb_slot(void)
 static rocksdb_writebatch_t *wb_take(engine *e)
 {
 	rocksdb_writebatch_t *wb = atomic_exchange_explicit(
-		&e->spare_wb[wb_slot()], NULL, memory_order_acquire);
+		&e->spare_wb[wb_slot()].p, NULL, memory_order_acquire);
 	return wb ? wb : rocksdb_writebatch_create();
 }
 
@@ -683,7 +683,7 @@ static void wb_give(engine *e, rocksdb_writebatch_t *wb)
 		rocksdb_writebatch_clear(wb);
 		rocksdb_writebatch_t *none = NULL;
 		if (atomic_compare_exchange_strong_explicit(
-			    &e->spare_wb[wb_slot()], &none, wb,
+			    &e->spare_wb[wb_slot()].p, &none, wb,
 			    memory_order_release,
 			    memory_order_relaxed))
 			return;
