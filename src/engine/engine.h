@@ -97,6 +97,8 @@ typedef struct region_stripe {
 	    cache_hits, cache_misses;
 	_Alignas(64) _Atomic uint64_t writes, write_bytes, cells, b_writes,
 	    b_write_bytes;
+	_Atomic uint64_t unflushed; /* bytes written since the last flush seen */
+	_Atomic uint64_t since;     /* bytes written, not yet in since_check */
 } region_stripe;
 
 /* A region [start, end) of a table; empty start/end = table bounds. */
@@ -105,11 +107,13 @@ typedef struct region {
 	sbx_buf start, end;
 	int server;
 	region_stripe *stripes; /* REGION_STRIPES of them, 64-byte aligned */
-	_Atomic uint64_t unflushed;   /* bytes written since the last flush seen */
-	_Atomic uint64_t since_check; /* bytes written since the last split check */
+	/* bytes written since the last split check: the stripes fold theirs
+	 * in every check_every / REGION_STRIPES bytes (regions.c) */
+	_Atomic uint64_t since_check;
 	_Atomic uint64_t check_every; /* split check interval in bytes */
 	load_slot *slots;
 	int nslots;
+	pthread_mutex_t slots_lock; /* writers of slots (regions.c slot_add) */
 	_Atomic uint64_t slot_hint; /* the bucket counted last (regions.c) */
 } region;
 
@@ -375,6 +379,10 @@ void region_count_reads(engine *e, region *r, int64_t start, uint64_t reads,
 			uint64_t bytes, uint64_t filtered);
 /* A get's row cache hit or miss. */
 void region_count_cache(region *r, bool hit);
+/* Bytes written to r since the last flush seen (its stripes' sum), and
+ * setting it (a flush: 0; a split or merge: the parent's share). */
+uint64_t region_unflushed(const region *r);
+void region_set_unflushed(region *r, uint64_t bytes);
 /* Drop t's regions from the placement counts and free them. REQUIRES:
  * admin_lock. */
 void regions_clear(engine *e, table *t);

@@ -30,6 +30,7 @@ static region *region_new(engine *e, const uint8_t *s, size_t sl,
 		return NULL;
 	r->nslots = e->opts.metrics_buckets > 0 ? e->opts.metrics_buckets : 1;
 	r->slots = sbx_calloc((size_t)r->nslots, sizeof *r->slots);
+	pthread_mutex_init(&r->slots_lock, NULL);
 	r->stripes = aligned_alloc(_Alignof(region_stripe),
 				   REGION_STRIPES * sizeof *r->stripes);
 	if (r->stripes)
@@ -93,24 +94,33 @@ static int64_t current_bucket(engine *e, region *r)
 	return start;
 }
 
-/* The slot of the bucket starting at `start`, emptied first if it last
- * held an older bucket; NULL if it holds a newer one (the bucket is older
- * than the whole history). */
-static load_slot *slot_of(engine *e, region *r, int64_t start)
+/* Add counts to the slot of the bucket starting at `start`, emptied first
+ * if it last held an older bucket; dropped if it holds a newer one (the
+ * bucket is older than the whole history). Under the region's slots_lock:
+ * a slot is emptied and added to in one step, so no count lands between
+ * another thread's emptying and its new start (stripes fold about once a
+ * second each, so the lock is rarely contended). */
+static void slot_add(engine *e, region *r, int64_t start, uint64_t reads,
+		     uint64_t writes, uint64_t read_bytes, uint64_t write_bytes)
 {
 	load_slot *s = &r->slots[(start / bucket_width(e)) % r->nslots];
+	pthread_mutex_lock(&r->slots_lock);
 	int64_t seen = atomic_load(&s->start_ms);
-	while (seen < start) {
-		if (atomic_compare_exchange_strong(&s->start_ms, &seen,
-						   start)) {
-			atomic_store(&s->reads, 0);
-			atomic_store(&s->writes, 0);
-			atomic_store(&s->read_bytes, 0);
-			atomic_store(&s->write_bytes, 0);
-			return s;
-		}
+	if (seen < start) {
+		atomic_store(&s->reads, 0);
+		atomic_store(&s->writes, 0);
+		atomic_store(&s->read_bytes, 0);
+		atomic_store(&s->write_bytes, 0);
+		atomic_store(&s->start_ms, start);
+		seen = start;
 	}
-	return seen == start ? s : NULL;
+	if (seen == start) {
+		atomic_fetch_add(&s->reads, reads);
+		atomic_fetch_add(&s->writes, writes);
+		atomic_fetch_add(&s->read_bytes, read_bytes);
+		atomic_fetch_add(&s->write_bytes, write_bytes);
+	}
+	pthread_mutex_unlock(&r->slots_lock);
 }
 
 /* Move a stripe's counts of its bucket into that bucket's slot, and start
@@ -128,13 +138,8 @@ static void stripe_fold(engine *e, region *r, region_stripe *st,
 	uint64_t wr = atomic_exchange(&st->b_writes, 0);
 	uint64_t rb = atomic_exchange(&st->b_read_bytes, 0);
 	uint64_t wb = atomic_exchange(&st->b_write_bytes, 0);
-	load_slot *s = old > 0 ? slot_of(e, r, old) : NULL;
-	if (!s)
-		return;
-	atomic_fetch_add(&s->reads, rd);
-	atomic_fetch_add(&s->writes, wr);
-	atomic_fetch_add(&s->read_bytes, rb);
-	atomic_fetch_add(&s->write_bytes, wb);
+	if (old > 0 && (rd || wr))
+		slot_add(e, r, old, rd, wr, rb, wb);
 }
 
 /* The calling thread's stripe. */
@@ -160,6 +165,16 @@ static void stripes_fold_all(engine *e, region *r)
 		stripe_fold(e, r, &r->stripes[i], 0);
 }
 
+/* The sum of one counter over a region's stripes. */
+#define STRIPES_SUM(r, field)                                              \
+	({                                                                 \
+		uint64_t sum_ = 0;                                         \
+		for (int i_ = 0; i_ < REGION_STRIPES; i_++)                \
+			sum_ += atomic_load_explicit(&(r)->stripes[i_].field, \
+						     memory_order_relaxed);  \
+		sum_;                                                      \
+	})
+
 /* Relaxed adds: each is a count on its own, read by summing. */
 #define ADD(field, v) \
 	atomic_fetch_add_explicit(&(field), (v), memory_order_relaxed)
@@ -173,9 +188,15 @@ bool region_count_write(engine *e, region *r, uint64_t bytes, uint64_t cells)
 	ADD(st->cells, cells);
 	ADD(st->b_writes, 1);
 	ADD(st->b_write_bytes, bytes);
-	atomic_fetch_add(&r->unflushed, bytes);
-	uint64_t since = atomic_fetch_add(&r->since_check, bytes) + bytes;
-	return since >= atomic_load(&r->check_every);
+	ADD(st->unflushed, bytes);
+	/* the region's shared count moves once per 1/16 of the interval */
+	uint64_t every = atomic_load_explicit(&r->check_every,
+					      memory_order_relaxed);
+	uint64_t chunk = every / REGION_STRIPES ? every / REGION_STRIPES : 1;
+	if (ADD(st->since, bytes) + bytes < chunk)
+		return false;
+	uint64_t mine = atomic_exchange(&st->since, 0);
+	return atomic_fetch_add(&r->since_check, mine) + mine >= every;
 }
 
 void region_count_read(engine *e, region *r, uint64_t bytes, bool filtered)
@@ -211,11 +232,7 @@ void region_count_reads(engine *e, region *r, int64_t start, uint64_t reads,
 	int64_t cur = atomic_load_explicit(&st->bucket_start,
 					   memory_order_relaxed);
 	if (start < cur) { /* counted before the stripe's bucket: its slot */
-		load_slot *s = slot_of(e, r, start);
-		if (s) {
-			atomic_fetch_add(&s->reads, reads);
-			atomic_fetch_add(&s->read_bytes, bytes);
-		}
+		slot_add(e, r, start, reads, 0, bytes, 0);
 		return;
 	}
 	if (start > cur)
@@ -224,22 +241,23 @@ void region_count_reads(engine *e, region *r, int64_t start, uint64_t reads,
 	ADD(st->b_read_bytes, bytes);
 }
 
+uint64_t region_unflushed(const region *r)
+{
+	return STRIPES_SUM(r, unflushed);
+}
+
+void region_set_unflushed(region *r, uint64_t bytes)
+{
+	for (int i = 0; i < REGION_STRIPES; i++)
+		atomic_store(&r->stripes[i].unflushed, i ? 0 : bytes);
+}
+
 void region_count_cache(region *r, bool hit)
 {
 	region_stripe *st = my_stripe(r);
 	ADD(*(hit ? &st->cache_hits : &st->cache_misses), 1);
 }
 #undef ADD
-
-/* The sum of one counter over a region's stripes. */
-#define STRIPES_SUM(r, field)                                              \
-	({                                                                 \
-		uint64_t sum_ = 0;                                         \
-		for (int i_ = 0; i_ < REGION_STRIPES; i_++)                \
-			sum_ += atomic_load_explicit(&(r)->stripes[i_].field, \
-						     memory_order_relaxed);  \
-		sum_;                                                      \
-	})
 
 /* ---- placement: the shared balancer (placement.h) ---- */
 
@@ -519,7 +537,7 @@ static uint64_t region_size(engine *e, const table *t, region *r)
 		total += bytes_between(e, t->fams[i], &lo, &hi);
 	sbx_buf_free(&lo);
 	sbx_buf_free(&hi);
-	return total + atomic_load(&r->unflushed);
+	return total + region_unflushed(r);
 }
 
 /* A flush empties memtables: when the table's memtable bytes drop, the
@@ -536,7 +554,7 @@ static void notice_flush(engine *e, table *t)
 	uint64_t seen = atomic_exchange(&t->memtable_seen, mem);
 	if (mem < seen || mem == 0)
 		for (size_t i = 0; i < t->nregions; i++)
-			atomic_store(&t->regions[i]->unflushed, 0);
+			region_set_unflushed(t->regions[i], 0);
 }
 
 typedef struct mid_sample {
@@ -818,8 +836,8 @@ static int split_at(engine *e, table *t, size_t idx, const uint8_t *key,
 	/* daughters inherit half of the parent's load history each */
 	slots_blend(e, a, p, 2, 1);
 	slots_blend(e, b, p, 2, 1);
-	atomic_store(&a->unflushed, atomic_load(&p->unflushed) / 2);
-	atomic_store(&b->unflushed, atomic_load(&p->unflushed) / 2);
+	region_set_unflushed(a, region_unflushed(p) / 2);
+	region_set_unflushed(b, region_unflushed(p) / 2);
 	memmove(&rs[idx + 2], &rs[idx + 1], (t->nregions - idx - 1) * sizeof *rs);
 	rs[idx] = a;
 	rs[idx + 1] = b;
@@ -1004,7 +1022,7 @@ int engine_regions(sbx_region_info **out, size_t *n, void *p, const char *name)
 		m->read_bytes = STRIPES_SUM(r, read_bytes);
 		m->write_bytes = STRIPES_SUM(r, write_bytes);
 		m->cells_written = STRIPES_SUM(r, cells);
-		m->memstore_size = atomic_load(&r->unflushed);
+		m->memstore_size = region_unflushed(r);
 		m->row_cache_hits = STRIPES_SUM(r, cache_hits);
 		m->row_cache_misses = STRIPES_SUM(r, cache_misses);
 		m->store_file_size = region_size(e, t, r) - m->memstore_size;
@@ -1099,8 +1117,7 @@ static int do_merge(engine *e, table *t, const void *arg)
 		return SBX_ENOMEM_SET();
 	slots_blend(e, m, a, 1, 1);
 	slots_blend(e, m, b, 1, 0);
-	atomic_store(&m->unflushed,
-		     atomic_load(&a->unflushed) + atomic_load(&b->unflushed));
+	region_set_unflushed(m, region_unflushed(a) + region_unflushed(b));
 	e->server_regions[a->server]--;
 	e->server_regions[b->server]--;
 	e->server_regions[m->server]++;

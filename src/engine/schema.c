@@ -455,7 +455,7 @@ static int do_flush(engine *e, table *t, const void *arg)
 	}
 	rocksdb_flushoptions_destroy(fo);
 	for (size_t i = 0; !rc && i < t->nregions; i++)
-		atomic_store(&t->regions[i]->unflushed, 0);
+		region_set_unflushed(t->regions[i], 0);
 	return rc;
 }
 

@@ -74,6 +74,7 @@ void region_free(region *r)
 	sbx_buf_free(&r->start);
 	sbx_buf_free(&r->end);
 	free(r->slots);
+	pthread_mutex_destroy(&r->slots_lock);
 	free(r->stripes);
 	free(r);
 }
