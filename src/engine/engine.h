@@ -173,7 +173,7 @@ typedef struct table {
 	size_t nregions;
 	/* bumped (under the write lock) whenever a region is freed: a scan
 	 * holding a region between two calls looks it up again if this
-	 * moved (read.c, counts_flush) */
+	 * moved (read.c, reader_counts_flush) */
 	uint64_t region_gen;
 	sbx_split_policy policy;
 	atomic_bool splitting;
@@ -414,8 +414,9 @@ int reader_open(reader **out, engine *e, table *t, const sbx_scan_opts *o);
 int reader_next(reader *r, sbx_result **out);
 /* Add a scan's row counts still waiting in r (read.c: a scan counts its
  * rows once per region and load bucket) to their region - the region now
- * holding its last row, if regions changed since. Before reader_close, so
- * the region counters have every row. REQUIRES: t->lock held. */
+ * holding the first of those rows, if regions changed since. Before
+ * reader_close, so the region counters have every row. REQUIRES: t->lock
+ * held. */
 void reader_counts_flush(reader *r);
 void reader_close(reader *r);
 /* Read one row (get). REQUIRES: t->lock held for reading. */

@@ -737,8 +737,8 @@ void reader_counts_flush(reader *r)
 	if (!r->cnt_reg)
 		return;
 	region *reg = r->cnt_reg;
-	if (r->cnt_gen != r->tab->region_gen)
-		reg = region_for_row(r->tab, r->row.data, r->row.len);
+	if (r->cnt_gen != r->tab->region_gen) /* freed: the region now */
+		reg = region_for_row(r->tab, r->cnt_row.data, r->cnt_row.len);
 	if (reg)
 		region_count_reads(r->eng, reg, r->cnt_start, r->cnt_reads,
 				   r->cnt_bytes, r->cnt_filtered);
@@ -751,7 +751,8 @@ void reader_counts_flush(reader *r)
  * bucket, and go to the region together (reader_counts_flush): the
  * region's shared counters see a scan once per region and second, not
  * once per row. */
-static void count_row(reader *r, region *reg, uint64_t bytes, bool filtered)
+static void count_row(reader *r, region *reg, const sbx_buf *row,
+		      uint64_t bytes, bool filtered)
 {
 	if (r->point_get) {
 		region_count_read(r->eng, reg, bytes, filtered);
@@ -762,6 +763,11 @@ static void count_row(reader *r, region *reg, uint64_t bytes, bool filtered)
 	int64_t now = sbx_clock_coarse_ms();
 	if (reg != r->cnt_reg || now < r->cnt_start || now >= r->cnt_end) {
 		reader_counts_flush(r);
+		if (sbx_buf_set(&r->cnt_row, row->data, row->len)) {
+			/* no room to keep the row: this one counts at once */
+			region_count_read(r->eng, reg, bytes, filtered);
+			return;
+		}
 		r->cnt_reg = reg;
 		r->cnt_gen = r->tab->region_gen;
 		r->cnt_start = region_bucket(r->eng, now, &r->cnt_end);
@@ -900,7 +906,8 @@ static int assemble_row(reader *r, sbx_result **out)
 		if (r->eng->opts.region_routing) {
 			region *reg = region_for_row(r->tab, row.data, row.len);
 			if (reg && (had_cells || res->n))
-				count_row(r, reg, res->arena.len, res->n == 0);
+				count_row(r, reg, &row, res->arena.len,
+					  res->n == 0);
 		}
 		if (res->n == 0) {
 			sbx_result_free(res);

@@ -123,7 +123,7 @@ static void store_size_hint(reader *r)
 /* The scratch buffers a reader keeps between uses. */
 #define READER_BUFS(X)                                                        \
 	X(lower) X(upper) X(prefix) X(qual) X(colkey) X(seek)               \
-	X(hint.row) X(hint.qualifier) X(rb.arena) X(row)
+	X(hint.row) X(hint.qualifier) X(rb.arena) X(row) X(cnt_row)
 #define COUNT_BUF(f) +1
 enum { READER_NBUFS = 0 READER_BUFS(COUNT_BUF) };
 #undef COUNT_BUF

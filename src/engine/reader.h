@@ -99,8 +99,10 @@ struct reader {
 	bool it_fill;
 	/* A scan's rows counted for their region but not added to it yet
 	 * (read.c, count_row): cnt_reg and the table's region_gen then, the
-	 * load bucket [cnt_start, cnt_end), the counts. */
+	 * first of those rows, the load bucket [cnt_start, cnt_end), the
+	 * counts. */
 	region *cnt_reg;
+	sbx_buf cnt_row;
 	uint64_t cnt_gen;
 	int64_t cnt_start, cnt_end;
 	uint64_t cnt_reads, cnt_bytes, cnt_filtered;
