@@ -97,7 +97,10 @@ SBX_API int sbx_table_set_split_policy(sbx_db *db, const char *table,
 SBX_API int sbx_table_get_split_policy(sbx_split_policy *p, sbx_db *db,
 			       const char *table);
 
-/* Cumulative per-region counters, HBase's RegionMetrics names. */
+/* Cumulative per-region counters, HBase's RegionMetrics names. A get
+ * counts at once; a scan's rows are added when the scan moves to another
+ * region, when the load bucket's second changes, and when the scanner is
+ * closed (so an open, idle scanner's rows are not in them yet). */
 typedef struct sbx_region_metrics {
 	uint64_t read_request_count;
 	uint64_t write_request_count;
