@@ -84,11 +84,7 @@ int engine_scanner_next(void *p, sbx_result **out)
 void engine_scanner_close(void *p)
 {
 	engine_scanner *s = p;
-	if (s->r) { /* its rows' counts, while its regions are there */
-		table_rdlock(s->h->t);
-		reader_counts_flush(s->r);
-		table_rdunlock(s->h->t);
-	}
+	reader_counts_flush_unlocked(s->r);
 	reader_close(s->r);
 	free(s);
 }

@@ -418,6 +418,9 @@ int reader_next(reader *r, sbx_result **out);
  * reader_close, so the region counters have every row. REQUIRES: t->lock
  * held. */
 void reader_counts_flush(reader *r);
+/* The same, taking the read lock of r's table (a scan's reader holds a
+ * reference on it, so this needs no table handle). NULL is ignored. */
+void reader_counts_flush_unlocked(reader *r);
 void reader_close(reader *r);
 /* Read one row (get). REQUIRES: t->lock held for reading. */
 int engine_read_row(sbx_result **out, engine *e, table *t, const uint8_t *row,

@@ -746,6 +746,15 @@ void reader_counts_flush(reader *r)
 	r->cnt_reads = r->cnt_bytes = r->cnt_filtered = 0;
 }
 
+void reader_counts_flush_unlocked(reader *r)
+{
+	if (!r || !r->cnt_reg)
+		return;
+	table_rdlock(r->tab);
+	reader_counts_flush(r);
+	table_rdunlock(r->tab);
+}
+
 /* Count a row read in region reg. A get counts at once; a scan's counts
  * wait in the reader while its rows stay in one region and one load
  * bucket, and go to the region together (reader_counts_flush): the
