@@ -201,16 +201,8 @@ bool region_count_write(engine *e, region *r, uint64_t bytes, uint64_t cells)
 
 void region_count_read(engine *e, region *r, uint64_t bytes, bool filtered)
 {
-	region_stripe *st = my_stripe(r);
-	if (filtered) {
-		ADD(st->filtered, 1);
-		return;
-	}
-	stripe_now(e, r, st);
-	ADD(st->reads, 1);
-	ADD(st->read_bytes, bytes);
-	ADD(st->b_reads, 1);
-	ADD(st->b_read_bytes, bytes);
+	region_count_reads(e, r, current_bucket(e, r), !filtered,
+			   filtered ? 0 : bytes, filtered);
 }
 
 int64_t region_bucket(const engine *e, int64_t now_ms, int64_t *end)
