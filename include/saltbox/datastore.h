@@ -222,8 +222,8 @@ typedef enum sbx_ds_index_type {
  * implicit fields `root` (the root's id), `id` (the entity's own id) and
  * `key` (the entity's whole key, bytes). The design must make the key
  * unique per entity: it must use `id` or `key` (`id` alone is unique only
- * among one parent's children: with `root` it is, for entities under a
- * root, and `key` always is). A put whose index row already refers to
+ * among one parent's children, so `root` + `id` only for the root's own
+ * children; `key` always is). A put whose index row already refers to
  * another entity fails with SBX_EEXISTS rather than take it. A salted
  * design is a salted index, `desc` a reversed one:
  *   "salt(8) + taken:u64 desc + key:bytes"
