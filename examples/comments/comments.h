@@ -77,6 +77,11 @@ typedef struct cm_app {
 	 * calls back (tests/test_rank_race.c). */
 	void (*top_hook)(void *arg, unsigned rank);
 	void *top_hook_arg;
+	/* Tests only, NULL otherwise: a list calls it with stage 0 once it
+	 * has read the product's (or user's) row, and with 1 once its scan
+	 * of the index is open (tests/test_rank_race.c). */
+	void (*list_hook)(void *arg, int stage);
+	void *list_hook_arg;
 } cm_app;
 
 /* A reply: HTTP status, body (malloc'd, owned), content type (static). */

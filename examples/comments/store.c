@@ -11,6 +11,9 @@
  *
  * Row layout (family d unless said):
  *   user/seller/product/order  d:object  the object as JSON
+ *   user, product              d:indexMoved  when an edit last moved one
+ *                              of its comments' index rows (8 B: the
+ *                              lists' guard, mark_list_moved)
  *   comment                    d:userId d:content d:timestamp (8 B)
  *                              d:isEdited (1 B) d:helpful (8 B); v:<userId>
  *                              one cell per helpful vote
@@ -871,6 +874,29 @@ void cm_comment_get(cm_result *res, cm_app *app, const char *product_id,
 	run(res, app, get_fn, &o);
 }
 
+/* An edit that moves one of a comment's index rows writes `indexMoved`
+ * (the time, 8 bytes) into the product's row (or, for a user-comment row,
+ * the user's). A list reads that row before it scans the index, so an edit
+ * committing while the scan runs changes a row the list read - a conflict
+ * at the list's commit, and a retry - instead of moving the comment from a
+ * place the scan has yet to reach to one the scan cannot see (a phantom:
+ * README, Transactions; tests/test_rank_race.c run_list_race). */
+static int mark_list_moved(sbx_txn *txn, cm_app *app, int table,
+			   const char *id)
+{
+	char field[32];
+	snprintf(field, sizeof field, "%s_id", cm_design_names[table]);
+	uint8_t t[8];
+	cm_put_be64(t, (uint64_t)cm_now_ms(app));
+	sbx_buf k = {0};
+	int rc = cm_key(&k, app, table, field, id, NULL);
+	rc = rc ? rc
+		: put_cells(txn, app->t[table], k.data, k.len, F, 1,
+			    "indexMoved", t, (size_t)8);
+	sbx_buf_free(&k);
+	return rc;
+}
+
 static int patch_fn(sbx_txn *txn, void *arg)
 {
 	op *o = arg;
@@ -898,6 +924,7 @@ static int patch_fn(sbx_txn *txn, void *arg)
 		rc = rc ? rc : pc_key(&k, app, o->pid, ts, o->content_len);
 		rc = rc ? rc
 			: put_index(txn, app->t[CM_T_PRODUCT_COMMENT], &k, &ck);
+		rc = rc ? rc : mark_list_moved(txn, app, CM_T_PRODUCT, o->pid);
 		if (rc == SBX_OK && ts != c.timestamp) {
 			rc = uc_key(&k, app, c.user_id, c.timestamp);
 			rc = rc ? rc
@@ -907,6 +934,9 @@ static int patch_fn(sbx_txn *txn, void *arg)
 			rc = rc ? rc
 				: put_index(txn, app->t[CM_T_USER_COMMENT], &k,
 					    &ck);
+			rc = rc ? rc
+				: mark_list_moved(txn, app, CM_T_USER,
+						  c.user_id);
 		}
 	}
 	free(c.content);
@@ -1128,6 +1158,8 @@ static int list_fn(sbx_txn *txn, void *arg)
 		return ABORT;
 	}
 	json_decref(x);
+	if (app->list_hook)
+		app->list_hook(app->list_hook_arg, 0);
 	int idx = o->by_user ? CM_T_USER_COMMENT : CM_T_PRODUCT_COMMENT;
 	uint8_t prefix[11], stop[11];
 	size_t plen = o->by_user ? 10 : 11;
@@ -1139,6 +1171,8 @@ static int list_fn(sbx_txn *txn, void *arg)
 			 o->cursor_len, o->limit + 1, stop);
 	if (rc)
 		return rc;
+	if (app->list_hook)
+		app->list_hook(app->list_hook_arg, 1);
 	/* keys first, comments after: a scanner must be closed before...
 	 * nothing here writes, so reading while scanning is fine */
 	json_t *list = json_array();

@@ -1,9 +1,11 @@
 /*
  * test_rank_race.c - the rank batch racing a comment's delete, with the
  * two transactions' commits put in a chosen order by the transaction
- * fault hook (both threads hold at their first commit step); and the rank
+ * fault hook (both threads hold at their first commit step); the rank
  * batch committing in the middle of a top-10 read, run from the read's
- * test hook (cm_app.top_hook) after it has read rank 1 (run_top_race).
+ * test hook (cm_app.top_hook) after it has read rank 1 (run_top_race);
+ * and an edit moving an index row while a list page scans
+ * (test_list_race, cm_app.list_hook).
  *
  * Product p1 has five comments ranked 1..5; a sixth, o6, is posted with
  * the shortest content, so the next batch adds it as rank 6 and leaves
@@ -402,6 +404,185 @@ static void test_top_atomic(void)
 	run_top_race(SBX_TXN_PATH_AUTO);
 }
 
+/* ---- a list page racing an edit that moves an index row -------------- */
+
+typedef struct list_race {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	cm_app *app;
+	cm_app editor; /* the app as another client: portable, paused */
+	pthread_t th;
+	bool started, paused, go;
+	cm_result edit;
+} list_race;
+
+/* The editor's fault hook: before the first secondary prewrite that comes
+ * after the old index row is locked (rows prewrite in key order, and the
+ * shorter content's new row sorts after it), wait until the list's scan
+ * is open - its snapshot then holds the old row locked and not the new
+ * one. */
+static int pause_between_prewrites(void *arg, sbx_txn_step step, size_t row)
+{
+	(void)row;
+	list_race *l = arg;
+	if (step != SBX_TXN_STEP_PREWRITE_SECONDARY || l->paused)
+		return 0;
+	sbx_txn_lock_info *v = NULL;
+	size_t n = 0;
+	if (sbx_txn_locks(&v, &n, l->app->db,
+			  cm_table_names[CM_T_PRODUCT_COMMENT]) != SBX_OK)
+		return 0;
+	sbx_txn_lock_infos_free(v, n);
+	if (n == 0)
+		return 0;
+	pthread_mutex_lock(&l->mu);
+	l->paused = true;
+	pthread_cond_broadcast(&l->cv);
+	while (!l->go)
+		pthread_cond_wait(&l->cv, &l->mu);
+	pthread_mutex_unlock(&l->mu);
+	return 0;
+}
+
+static void *edit_thread(void *arg)
+{
+	list_race *l = arg;
+	json_t *j = json_loads("{\"content\":\"tiny\"}", 0, NULL);
+	cm_comment_patch(&l->edit, &l->editor, "p1", "o2", j);
+	json_decref(j);
+	return NULL;
+}
+
+/* The list's hook: when it has read p1's row (stage 0), the edit starts and
+ * runs until it is paused; once the scan is open (stage 1), the edit
+ * finishes. Only on the list's first attempt. */
+static void list_stage(void *arg, int stage)
+{
+	list_race *l = arg;
+	if (stage == 0 && !l->started) {
+		l->started = true;
+		REQUIRE(pthread_create(&l->th, NULL, edit_thread, l) == 0);
+		pthread_mutex_lock(&l->mu);
+		while (!l->paused)
+			pthread_cond_wait(&l->cv, &l->mu);
+		pthread_mutex_unlock(&l->mu);
+	} else if (stage == 1 && l->started && !l->go) {
+		pthread_mutex_lock(&l->mu);
+		l->go = true;
+		pthread_cond_broadcast(&l->cv);
+		pthread_mutex_unlock(&l->mu);
+		pthread_join(l->th, NULL);
+	}
+}
+
+static int post_as(cm_app *app, const char *uid, const char *oid,
+		   const char *content)
+{
+	char body[256];
+	snprintf(body, sizeof body,
+		 "{\"orderId\":\"%s\",\"userId\":\"%s\",\"content\":\"%s\"}",
+		 oid, uid, content);
+	json_t *j = json_loads(body, 0, NULL);
+	cm_result res = {0};
+	cm_comment_post(&res, app, "p1", j);
+	json_decref(j);
+	json_decref(res.json);
+	return res.status;
+}
+
+static const char *list_p1(cm_app *app, char *out, size_t size)
+{
+	cm_result res = {0};
+	cm_comment_list(&res, app, false, "p1", NULL, NULL);
+	CHECK_INT(res.status, 200);
+	order_ids(res.json, out, size);
+	json_decref(res.json);
+	return out;
+}
+
+/*
+ * A page of p1's comments (L) and an edit (E) that shortens o2's content,
+ * which moves o2's product-comment row to a later key: o1 and o2 were
+ * posted in the same millisecond (o1's content longer, so first) and o3
+ * a second before, so the page is o1, o2, o3 before E and after it. E runs
+ * on the portable path, from another thread, and L's scan opens between
+ * E's prewrite of the old row and of the new one: the scan's snapshot
+ * holds the old row under E's lock and not the new row. When the scan
+ * reaches the old row it reads it again by key (to resolve the lock),
+ * after E: gone; the new row is not in the snapshot. Without more, L
+ * answers o1, o3 and commits - every row it read is unchanged - though
+ * o2 existed throughout (a phantom). E writes p1's row (`indexMoved`),
+ * which L read before its scan, so L conflicts, is retried and answers
+ * o1, o2, o3.
+ */
+static void test_list_race(void)
+{
+	const char *dir = test_dir("list_race");
+	static cm_app app;
+	sbx_db *db;
+	REQUIRE(sbx_db_open(&db, dir, NULL) == SBX_OK);
+	memset(&app, 0, sizeof app);
+	REQUIRE(cm_store_open(&app, db, 1000) == 0);
+	app.test_clock = true;
+	CHECK_INT(put(&app, CM_T_SELLER, "s1", "{\"name\":\"Shop\"}"), 201);
+	CHECK_INT(put(&app, CM_T_PRODUCT, "p1",
+		      "{\"sellerId\":\"s1\",\"content\":\"\"}"),
+		  201);
+	CHECK_INT(put(&app, CM_T_USER, "u1", "{\"name\":\"U\",\"nickname\":\"u\"}"),
+		  201);
+	CHECK_INT(put(&app, CM_T_USER, "u2", "{\"name\":\"V\",\"nickname\":\"v\"}"),
+		  201);
+	CHECK_INT(put(&app, CM_T_ORDER, "o1",
+		      "{\"userId\":\"u1\",\"productIds\":[\"p1\"]}"),
+		  201);
+	CHECK_INT(put(&app, CM_T_ORDER, "o2",
+		      "{\"userId\":\"u2\",\"productIds\":[\"p1\"]}"),
+		  201);
+	CHECK_INT(put(&app, CM_T_ORDER, "o3",
+		      "{\"userId\":\"u1\",\"productIds\":[\"p1\"]}"),
+		  201);
+	atomic_store(&app.clock_ms, 1700000000000);
+	CHECK_INT(post_as(&app, "u1", "o3", "the oldest"), 201);
+	atomic_store(&app.clock_ms, 1700000001000);
+	CHECK_INT(post_as(&app, "u1", "o1", "thirty bytes of content, o1.."),
+		  201);
+	CHECK_INT(post_as(&app, "u2", "o2", "twenty bytes for o2"), 201);
+	char ids[64];
+	CHECK_STR(list_p1(&app, ids, sizeof ids), "o1,o2,o3");
+
+	static list_race l;
+	pthread_mutex_init(&l.mu, NULL);
+	pthread_cond_init(&l.cv, NULL);
+	l.app = &app;
+	l.editor = app; /* shares the store, tables and key designs */
+	l.editor.txo.path = SBX_TXN_PATH_PORTABLE;
+	l.editor.txo.fault = pause_between_prewrites;
+	l.editor.txo.fault_arg = &l;
+	app.list_hook = list_stage;
+	app.list_hook_arg = &l;
+	long retried_before = atomic_load(&app.conflicts_retried);
+	CHECK_STR(list_p1(&app, ids, sizeof ids), "o1,o2,o3");
+	app.list_hook = NULL;
+	CHECK(l.started && l.paused && l.go);
+	CHECK_INT(l.edit.status, 200);
+	json_decref(l.edit.json);
+	CHECK(atomic_load(&app.conflicts_retried) > retried_before);
+	/* o2 moved: the same page, o2 with its new content */
+	CHECK_STR(list_p1(&app, ids, sizeof ids), "o1,o2,o3");
+	cm_result g = {0};
+	cm_comment_get(&g, &app, "p1", "o2");
+	CHECK_INT(g.status, 200);
+	CHECK_STR(json_string_value(json_object_get(g.json, "content")),
+		  "tiny");
+	json_decref(g.json);
+	CHECK_INT(cm_check(&app, 0, false), 0);
+
+	pthread_mutex_destroy(&l.mu);
+	pthread_cond_destroy(&l.cv);
+	cm_store_close(&app);
+	sbx_db_close(db);
+}
+
 static void test_top_portable(void)
 {
 	run_top_race(SBX_TXN_PATH_PORTABLE);
@@ -429,4 +610,4 @@ static void test_delete_first_portable(void)
 
 TEST_MAIN(T(test_rank_first_atomic), T(test_rank_first_portable),
 	  T(test_delete_first_atomic), T(test_delete_first_portable),
-	  T(test_top_atomic), T(test_top_portable))
+	  T(test_top_atomic), T(test_top_portable), T(test_list_race))
