@@ -880,7 +880,7 @@ void cm_comment_get(cm_result *res, cm_app *app, const char *product_id,
  * committing while the scan runs changes a row the list read - a conflict
  * at the list's commit, and a retry - instead of moving the comment from a
  * place the scan has yet to reach to one the scan cannot see (a phantom:
- * README, Transactions; tests/test_rank_race.c run_list_race). */
+ * README, Transactions; tests/test_rank_race.c test_list_race). */
 static int mark_list_moved(sbx_txn *txn, cm_app *app, int table,
 			   const char *id)
 {
