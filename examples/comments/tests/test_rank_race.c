@@ -412,7 +412,7 @@ typedef struct list_race {
 	cm_app *app;
 	cm_app editor; /* the app as another client: portable, paused */
 	pthread_t th;
-	bool started, paused, go;
+	bool started, paused, go, edited;
 	cm_result edit;
 } list_race;
 
@@ -450,6 +450,10 @@ static void *edit_thread(void *arg)
 	json_t *j = json_loads("{\"content\":\"tiny\"}", 0, NULL);
 	cm_comment_patch(&l->edit, &l->editor, "p1", "o2", j);
 	json_decref(j);
+	pthread_mutex_lock(&l->mu); /* a list waiting for a pause stops */
+	l->edited = true;
+	pthread_cond_broadcast(&l->cv);
+	pthread_mutex_unlock(&l->mu);
 	return NULL;
 }
 
@@ -463,7 +467,7 @@ static void list_stage(void *arg, int stage)
 		l->started = true;
 		REQUIRE(pthread_create(&l->th, NULL, edit_thread, l) == 0);
 		pthread_mutex_lock(&l->mu);
-		while (!l->paused)
+		while (!l->paused && !l->edited) /* an edit that never paused */
 			pthread_cond_wait(&l->cv, &l->mu);
 		pthread_mutex_unlock(&l->mu);
 	} else if (stage == 1 && l->started && !l->go) {
