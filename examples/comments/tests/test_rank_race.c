@@ -108,18 +108,24 @@ static int put(cm_app *app, int table, const char *id, const char *json)
 	return res.status;
 }
 
-static int post(cm_app *app, const char *oid, const char *content)
+static int post_as(cm_app *app, const char *uid, const char *oid,
+		   const char *content)
 {
 	char body[256];
 	snprintf(body, sizeof body,
-		 "{\"orderId\":\"%s\",\"userId\":\"u1\",\"content\":\"%s\"}",
-		 oid, content);
+		 "{\"orderId\":\"%s\",\"userId\":\"%s\",\"content\":\"%s\"}",
+		 oid, uid, content);
 	json_t *j = json_loads(body, 0, NULL);
 	cm_result res = {0};
 	cm_comment_post(&res, app, "p1", j);
 	json_decref(j);
 	json_decref(res.json);
 	return res.status;
+}
+
+static int post(cm_app *app, const char *oid, const char *content)
+{
+	return post_as(app, "u1", oid, content);
 }
 
 /* The comment key rank `rank` of p1 names, as "o<N>", or "" if none. */
@@ -144,12 +150,9 @@ static const char *rank_of(cm_app *app, unsigned rank, char *out)
 	return out;
 }
 
-/* A fresh store in dir for seller s1, product p1, user u1 and its orders
- * o1..o<orders>, with comments on o1..o<ranked> ranked 1..ranked by the
- * batch (longer content ranks higher, no votes: o1 is rank 1). NULL when
- * the store does not open. */
-static sbx_db *ranked_shop(cm_app *app, const char *dir, sbx_txn_path path,
-			   int orders, int ranked)
+/* A fresh store in dir with seller s1, product p1 and user u1, its
+ * transactions on `path`. NULL when the store does not open. */
+static sbx_db *shop(cm_app *app, const char *dir, sbx_txn_path path)
 {
 	sbx_db *db;
 	if (sbx_db_open(&db, dir, NULL) != SBX_OK)
@@ -167,6 +170,18 @@ static sbx_db *ranked_shop(cm_app *app, const char *dir, sbx_txn_path path,
 	CHECK_INT(put(app, CM_T_USER, "u1",
 		      "{\"name\":\"U\",\"nickname\":\"u\"}"),
 		  201);
+	return db;
+}
+
+/* shop() with user u1's orders o1..o<orders>, with comments on
+ * o1..o<ranked> ranked 1..ranked by the batch (longer content ranks
+ * higher, no votes: o1 is rank 1). NULL when the store does not open. */
+static sbx_db *ranked_shop(cm_app *app, const char *dir, sbx_txn_path path,
+			   int orders, int ranked)
+{
+	sbx_db *db = shop(app, dir, path);
+	if (!db)
+		return NULL;
 	char oid[12], body[64], got[16];
 	for (int i = 1; i <= orders; i++) {
 		snprintf(oid, sizeof oid, "o%d", i);
@@ -479,21 +494,6 @@ static void list_stage(void *arg, int stage)
 	}
 }
 
-static int post_as(cm_app *app, const char *uid, const char *oid,
-		   const char *content)
-{
-	char body[256];
-	snprintf(body, sizeof body,
-		 "{\"orderId\":\"%s\",\"userId\":\"%s\",\"content\":\"%s\"}",
-		 oid, uid, content);
-	json_t *j = json_loads(body, 0, NULL);
-	cm_result res = {0};
-	cm_comment_post(&res, app, "p1", j);
-	json_decref(j);
-	json_decref(res.json);
-	return res.status;
-}
-
 static const char *list_p1(cm_app *app, char *out, size_t size)
 {
 	cm_result res = {0};
@@ -521,19 +521,10 @@ static const char *list_p1(cm_app *app, char *out, size_t size)
  */
 static void test_list_race(void)
 {
-	const char *dir = test_dir("list_race");
 	static cm_app app;
-	sbx_db *db;
-	REQUIRE(sbx_db_open(&db, dir, NULL) == SBX_OK);
-	memset(&app, 0, sizeof app);
-	REQUIRE(cm_store_open(&app, db, 1000) == 0);
+	sbx_db *db = shop(&app, test_dir("list_race"), SBX_TXN_PATH_AUTO);
+	REQUIRE(db);
 	app.test_clock = true;
-	CHECK_INT(put(&app, CM_T_SELLER, "s1", "{\"name\":\"Shop\"}"), 201);
-	CHECK_INT(put(&app, CM_T_PRODUCT, "p1",
-		      "{\"sellerId\":\"s1\",\"content\":\"\"}"),
-		  201);
-	CHECK_INT(put(&app, CM_T_USER, "u1", "{\"name\":\"U\",\"nickname\":\"u\"}"),
-		  201);
 	CHECK_INT(put(&app, CM_T_USER, "u2", "{\"name\":\"V\",\"nickname\":\"v\"}"),
 		  201);
 	CHECK_INT(put(&app, CM_T_ORDER, "o1",
