@@ -828,8 +828,9 @@ static int split_at(engine *e, table *t, size_t idx, const uint8_t *key,
 	/* daughters inherit half of the parent's load history each */
 	slots_blend(e, a, p, 2, 1);
 	slots_blend(e, b, p, 2, 1);
-	region_set_unflushed(a, region_unflushed(p) / 2);
-	region_set_unflushed(b, region_unflushed(p) / 2);
+	uint64_t half = region_unflushed(p) / 2;
+	region_set_unflushed(a, half);
+	region_set_unflushed(b, half);
 	memmove(&rs[idx + 2], &rs[idx + 1], (t->nregions - idx - 1) * sizeof *rs);
 	rs[idx] = a;
 	rs[idx + 1] = b;
